@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Run check-based unit test binaries and print one summary line.
+
+Each binary prints check's "NN%: Checks: C, Failures: F, Errors: E" line;
+we add them up and print "unit: N passed, N failed" (the plain closing line CI reads).
+"""
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r"(\d+)%: Checks: (\d+), Failures: (\d+), Errors: (\d+)")
+
+
+def main(binaries):
+    passed = failed = 0
+    bad = []
+    for b in binaries:
+        p = subprocess.run([b], capture_output=True, text=True,
+                           env={"CK_FORK": "yes", "PATH": "/usr/bin:/bin"})
+        out = p.stdout + p.stderr
+        m = LINE.search(out)
+        if not m:
+            bad.append(b)
+            failed += 1
+            sys.stdout.write(f"{b}: no check summary (exit {p.returncode})\n{out}\n")
+            continue
+        checks, fails, errs = int(m[2]), int(m[3]), int(m[4])
+        failed += fails + errs
+        passed += checks - fails - errs
+        if fails or errs or p.returncode:
+            bad.append(b)
+            sys.stdout.write(out)
+        else:
+            print(f"  {b.split('/')[-1]}: {checks} checks ok")
+    print(f"unit: {passed} passed, {failed} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
