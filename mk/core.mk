@@ -1,0 +1,5 @@
+# hv core foundations: command line, multiboot2 boot info, physical page
+# allocator and heap, ACPI/MP-table platform discovery.
+HV_SRCS += hv/cmdline.c
+UNIT_TESTS += test_cmdline
+test_cmdline_SRCS := test/unit/test_cmdline.c hv/cmdline.c hv/lib/fmt.c
