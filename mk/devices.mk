@@ -1,0 +1,10 @@
+# hv/dev simple guest devices, guest ACPI/MP tables, and the hv/vmx MMIO
+# decoder and CPUID/MSR policy filters (pure C, host-testable). See docs/devices.md.
+DEV_SRCS := hv/dev/uart.c hv/dev/debugexit.c hv/dev/fwcfg.c hv/dev/pci_absent.c
+HV_SRCS += $(DEV_SRCS)
+
+UNIT_TESTS += test_uart test_debugexit test_fwcfg test_pci_absent
+test_uart_SRCS := test/unit/test_uart.c hv/dev/uart.c
+test_debugexit_SRCS := test/unit/test_debugexit.c hv/dev/debugexit.c
+test_fwcfg_SRCS := test/unit/test_fwcfg.c hv/dev/fwcfg.c
+test_pci_absent_SRCS := test/unit/test_pci_absent.c hv/dev/pci_absent.c
