@@ -1,0 +1,128 @@
+/* Multiboot 1 boot information block (spec 3.3): memory sizes, the e820 map
+ * as mmap, command line, boot loader name and the initrd as module 0. The
+ * block goes in the lowest free RAM at or above 4 KiB (page 0 stays free for
+ * a real-mode IVT or a SIPI-vector-0 trampoline), never over the kernel. */
+#include "load/mb1.h"
+#include "lib/string.h"
+#include "errno.h"
+#include "log.h"
+
+#define MB1_INFO_MIN_GPA   0x1000u
+#define MB1_MAX_E820       8
+#define MB1_MAX_CMDLINE    4096u
+#define MB1_MOD_STRING     "initrd"
+
+struct info_plan {
+	struct e820_entry e820[MB1_MAX_E820];
+	unsigned n_e820;
+	size_t cmd_len, total;
+	uint64_t mod_gpa;
+};
+
+static void *gpa_ptr(const struct guest_ram *ram, uint64_t gpa)
+{
+	return ram->base + gpa;
+}
+
+static int mb1_module_place(const struct guest_ram *ram, const struct guest_image *img,
+			    struct load_used *used, struct info_plan *p)
+{
+	int rc;
+
+	if (!img->initrd || !img->initrd_size)
+		return 0;
+	rc = load_range_find(ram, used, img->initrd_size, PAGE_SIZE, GUEST_HIGHMEM_START,
+			     &p->mod_gpa);
+	if (!rc)
+		rc = load_range_claim(ram, used, p->mod_gpa, img->initrd_size, "mb1 module");
+	if (rc)
+		return rc;
+	memcpy(gpa_ptr(ram, p->mod_gpa), img->initrd, img->initrd_size);
+	return 0;
+}
+
+/* Copy a string into the block; returns its guest-physical address. */
+static uint32_t info_put_str(const struct guest_ram *ram, uint64_t *at, const char *s, size_t n)
+{
+	uint32_t gpa = (uint32_t)*at;
+
+	memcpy(gpa_ptr(ram, *at), s, n);
+	((char *)gpa_ptr(ram, *at))[n] = '\0';
+	*at += n + 1;
+	return gpa;
+}
+
+static void info_put_mmap(const struct guest_ram *ram, struct mb1_info *mi,
+			  const struct info_plan *p, uint64_t *at)
+{
+	mi->flags |= MB1_INFO_MMAP;
+	mi->mmap_addr = (uint32_t)*at;
+	mi->mmap_length = p->n_e820 * sizeof(struct mb1_mmap_entry);
+	for (unsigned i = 0; i < p->n_e820; i++) {
+		struct mb1_mmap_entry e = { sizeof(e) - 4, p->e820[i].addr,
+					    p->e820[i].size, p->e820[i].type };
+
+		memcpy(gpa_ptr(ram, *at), &e, sizeof(e));
+		*at += sizeof(e);
+	}
+}
+
+static void info_put_module(const struct guest_ram *ram, const struct guest_image *img,
+			    struct mb1_info *mi, const struct info_plan *p, uint64_t *at)
+{
+	struct mb1_module m = { (uint32_t)p->mod_gpa,
+				(uint32_t)(p->mod_gpa + img->initrd_size), 0, 0 };
+	uint64_t mod_at = *at;
+
+	*at += sizeof(m);
+	m.string = info_put_str(ram, at, MB1_MOD_STRING, sizeof(MB1_MOD_STRING) - 1);
+	memcpy(gpa_ptr(ram, mod_at), &m, sizeof(m));
+	mi->flags |= MB1_INFO_MODS;
+	mi->mods_count = 1;
+	mi->mods_addr = (uint32_t)mod_at;
+}
+
+static void mb1_info_fill(const struct guest_ram *ram, const struct guest_image *img,
+			  const struct info_plan *p, uint64_t base)
+{
+	uint64_t top = MIN(ram->size, GUEST_MAX_RAM), at = base + sizeof(struct mb1_info);
+	struct mb1_info mi = { .flags = MB1_INFO_MEM | MB1_INFO_LOADER | MB1_INFO_CMDLINE };
+
+	mi.mem_lower = (uint32_t)(MIN(top, GUEST_LOWMEM_END) >> 10);
+	mi.mem_upper = top > GUEST_HIGHMEM_START ? (uint32_t)((top - GUEST_HIGHMEM_START) >> 10) : 0;
+	info_put_mmap(ram, &mi, p, &at);
+	mi.cmdline = info_put_str(ram, &at, img->cmdline ? img->cmdline : "", p->cmd_len);
+	mi.boot_loader_name = info_put_str(ram, &at, MB1_LOADER_NAME, sizeof(MB1_LOADER_NAME) - 1);
+	if (p->mod_gpa)
+		info_put_module(ram, img, &mi, p, &at);
+	memcpy(gpa_ptr(ram, base), &mi, sizeof(mi));
+}
+
+int mb1_info_build(const struct guest_ram *ram, const struct guest_image *img,
+		   struct load_used *used, uint32_t *info_gpa)
+{
+	struct info_plan p = { 0 };
+	uint64_t base;
+	int rc;
+
+	p.cmd_len = img->cmdline ? strnlen(img->cmdline, MB1_MAX_CMDLINE + 1) : 0;
+	if (p.cmd_len > MB1_MAX_CMDLINE) {
+		pr_err("load: mb1: command line longer than %u bytes\n", MB1_MAX_CMDLINE);
+		return -E2BIG;
+	}
+	rc = mb1_module_place(ram, img, used, &p);
+	if (rc)
+		return rc;
+	p.n_e820 = guest_e820(ram->size, p.e820, MB1_MAX_E820);
+	p.total = sizeof(struct mb1_info) + p.n_e820 * sizeof(struct mb1_mmap_entry) +
+		  p.cmd_len + 1 + sizeof(MB1_LOADER_NAME) +
+		  sizeof(struct mb1_module) + sizeof(MB1_MOD_STRING);
+	rc = load_range_find(ram, used, p.total, 16, MB1_INFO_MIN_GPA, &base);
+	if (!rc)
+		rc = load_range_claim(ram, used, base, p.total, "mb1 info block");
+	if (rc)
+		return rc;
+	mb1_info_fill(ram, img, &p, base);
+	*info_gpa = (uint32_t)base;
+	return 0;
+}
