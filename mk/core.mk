@@ -3,3 +3,6 @@
 HV_SRCS += hv/cmdline.c
 UNIT_TESTS += test_cmdline
 test_cmdline_SRCS := test/unit/test_cmdline.c hv/cmdline.c hv/lib/fmt.c
+HV_SRCS += hv/bootinfo.c
+UNIT_TESTS += test_bootinfo
+test_bootinfo_SRCS := test/unit/test_bootinfo.c hv/bootinfo.c hv/lib/fmt.c
