@@ -8,3 +8,9 @@ test_uart_SRCS := test/unit/test_uart.c hv/dev/uart.c
 test_debugexit_SRCS := test/unit/test_debugexit.c hv/dev/debugexit.c
 test_fwcfg_SRCS := test/unit/test_fwcfg.c hv/dev/fwcfg.c
 test_pci_absent_SRCS := test/unit/test_pci_absent.c hv/dev/pci_absent.c
+
+VMXPOL_SRCS := hv/vmx/cpuid_filter.c hv/vmx/msr_filter.c
+HV_SRCS += $(VMXPOL_SRCS)
+UNIT_TESTS += test_cpuid_filter test_msr_filter
+test_cpuid_filter_SRCS := test/unit/test_cpuid_filter.c hv/vmx/cpuid_filter.c
+test_msr_filter_SRCS := test/unit/test_msr_filter.c hv/vmx/msr_filter.c

@@ -1,0 +1,247 @@
+/* CPUID filter (SDM vol. 2A, CPUID instruction reference, and vol. 3A §9.11
+ * topology enumeration). Hides what the hypervisor does not virtualise
+ * (VMX, MONITOR/MWAIT, PMU, MCE/MTRR, speculation-control MSRs, SGX, PT),
+ * shows what it emulates (x2APIC, TSC-deadline, ARAT, hypervisor bit) and
+ * makes the topology a single package of nr_vcpus cores, one thread each. */
+#include "vmx/cpuid_filter.h"
+#include "compiler.h"
+#include "abi.h"
+#include "lib/string.h"
+
+/* Leaf 1 ECX / EDX (SDM vol. 2A Table 3-10, 3-11). */
+#define L1_ECX_DTES64     BIT(2)
+#define L1_ECX_MONITOR    BIT(3)
+#define L1_ECX_DSCPL      BIT(4)
+#define L1_ECX_VMX        BIT(5)
+#define L1_ECX_SMX        BIT(6)
+#define L1_ECX_EST        BIT(7)
+#define L1_ECX_TM2        BIT(8)
+#define L1_ECX_SDBG       BIT(11)
+#define L1_ECX_XTPR       BIT(14)
+#define L1_ECX_PDCM       BIT(15)
+#define L1_ECX_DCA        BIT(18)
+#define L1_ECX_X2APIC     BIT(21)
+#define L1_ECX_TSC_DEADLINE BIT(24)
+#define L1_ECX_OSXSAVE    BIT(27)
+#define L1_ECX_HYPERVISOR BIT(31)
+#define L1_EDX_MCE        BIT(7)
+#define L1_EDX_APIC       BIT(9)
+#define L1_EDX_MTRR       BIT(12)
+#define L1_EDX_MCA        BIT(14)
+#define L1_EDX_PSN        BIT(18)
+#define L1_EDX_DS         BIT(21)
+#define L1_EDX_ACPI       BIT(22)
+#define L1_EDX_HTT        BIT(28)
+#define L1_EDX_TM         BIT(29)
+#define L1_EDX_PBE        BIT(31)
+
+/* Leaf 7 subleaf 0. */
+#define L7_EBX_TSC_ADJUST BIT(1)
+#define L7_EBX_SGX        BIT(2)
+#define L7_EBX_INVPCID    BIT(10)
+#define L7_EBX_RDT_M      BIT(12)
+#define L7_EBX_MPX        BIT(14)
+#define L7_EBX_RDT_A      BIT(15)
+#define L7_EBX_PT         BIT(25)
+#define L7_ECX_OSPKE      BIT(4)
+#define L7_ECX_WAITPKG    BIT(5)
+#define L7_ECX_SGX_LC     BIT(30)
+#define L7_EDX_FSRM       BIT(4)
+#define L7_EDX_SPEC_MASK  (BIT(10) | BIT(26) | BIT(27) | BIT(28) | BIT(29) | BIT(31))
+
+#define L6_EAX_ARAT       BIT(2)
+#define LD1_EAX_XSAVES    BIT(3)
+#define X1_ECX_SVM        BIT(2)
+#define X1_EDX_RDTSCP     BIT(27)
+
+#define CPUID_MIN_BASIC   0xbu   /* leaf 0xB is always synthesised (x2APIC IDs) */
+#define HV_LEAF_BASE      0x40000000u
+#define HV_LEAF_KVM_FEAT  0x40000001u
+#define HV_LEAF_OURS_ALT  0x40000100u
+#define HV_LEAF_END       0x4fffffffu
+
+/* Topology level types in leaf 0xB/0x1F ECX[15:8]. */
+#define TOPO_SMT  1
+#define TOPO_CORE 2
+
+static void cpuid_set(uint32_t *reg, uint64_t bits, bool on)
+{
+	if (on)
+		*reg |= (uint32_t)bits;
+	else
+		*reg &= ~(uint32_t)bits;
+}
+
+static void cpuid_zero(struct cpuid_regs *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+/* Bits needed to number nr_vcpus APIC IDs (SDM §9.11: ID field widths). */
+static unsigned cpuid_id_bits(unsigned n)
+{
+	unsigned b = 0;
+
+	while ((1u << b) < n)
+		b++;
+	return b;
+}
+
+void cpuid_policy_init(struct cpuid_policy *p, unsigned nr_vcpus, uint32_t host_max_basic)
+{
+	memset(p, 0, sizeof(*p));
+	p->nr_vcpus = nr_vcpus ? nr_vcpus : 1;
+	p->host_max_basic = host_max_basic;
+}
+
+static void cpuid_leaf1(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			struct cpuid_regs *r)
+{
+	unsigned span = 1u << cpuid_id_bits(p->nr_vcpus);
+
+	/* EBX[31:24] initial APIC ID, [23:16] addressable logical IDs. */
+	r->ebx = (r->ebx & 0xffff) | ((v->index & 0xff) << 24) | (MIN(span, 255u) << 16);
+	r->ecx &= ~(uint32_t)(L1_ECX_DTES64 | L1_ECX_MONITOR | L1_ECX_DSCPL | L1_ECX_VMX |
+			      L1_ECX_SMX | L1_ECX_EST | L1_ECX_TM2 | L1_ECX_SDBG |
+			      L1_ECX_XTPR | L1_ECX_PDCM | L1_ECX_DCA);
+	r->ecx |= (uint32_t)(L1_ECX_X2APIC | L1_ECX_TSC_DEADLINE | L1_ECX_HYPERVISOR);
+	cpuid_set(&r->ecx, L1_ECX_OSXSAVE, v->cr4_osxsave);
+	r->edx &= ~(uint32_t)(L1_EDX_MCE | L1_EDX_MTRR | L1_EDX_MCA | L1_EDX_PSN |
+			      L1_EDX_DS | L1_EDX_ACPI | L1_EDX_TM | L1_EDX_PBE);
+	cpuid_set(&r->edx, L1_EDX_APIC, v->apic_enabled);
+	cpuid_set(&r->edx, L1_EDX_HTT, p->nr_vcpus > 1);
+}
+
+/* Deterministic cache parameters: one core per vCPU, L3 shared by all. */
+static void cpuid_leaf4(const struct cpuid_policy *p, struct cpuid_regs *r)
+{
+	uint32_t cores = MIN(1u << cpuid_id_bits(p->nr_vcpus), 64u) - 1;
+	uint32_t level = (r->eax >> 5) & 7;
+	uint32_t sharing = level >= 3 ? MIN(cores, 0xfffu) : 0;
+
+	if ((r->eax & 0x1f) == 0)
+		return;   /* no more caches */
+	r->eax = (r->eax & 0x3fff) | (sharing << 14) | (cores << 26);
+}
+
+static void cpuid_leaf7(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			uint32_t subleaf, struct cpuid_regs *r)
+{
+	if (subleaf != 0) {
+		cpuid_zero(r);
+		return;
+	}
+	r->eax = 0;   /* no further subleaves */
+	r->ebx &= ~(uint32_t)(L7_EBX_TSC_ADJUST | L7_EBX_SGX | L7_EBX_RDT_M | L7_EBX_MPX |
+			      L7_EBX_RDT_A | L7_EBX_PT);
+	if (!p->invpcid)
+		r->ebx &= ~(uint32_t)L7_EBX_INVPCID;
+	r->ecx &= ~(uint32_t)(L7_ECX_WAITPKG | L7_ECX_SGX_LC);
+	cpuid_set(&r->ecx, L7_ECX_OSPKE, v->cr4_pke && (r->ecx & BIT(3)));
+	/* FSRM hidden: Bochs reports it with fast strings off (notes/linux-guest.md). */
+	r->edx &= ~(uint32_t)(L7_EDX_FSRM | L7_EDX_SPEC_MASK);
+}
+
+/* Extended topology (SDM §9.11.1 leaf 0BH): SMT level of 1 thread, core level of nr_vcpus. */
+static void cpuid_leaf_topo(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			    uint32_t subleaf, struct cpuid_regs *r)
+{
+	r->edx = v->index;
+	r->ecx = subleaf & 0xff;
+	if (subleaf == 0) {
+		r->eax = 0;
+		r->ebx = 1;
+		r->ecx |= TOPO_SMT << 8;
+	} else if (subleaf == 1) {
+		r->eax = cpuid_id_bits(p->nr_vcpus);
+		r->ebx = p->nr_vcpus;
+		r->ecx |= TOPO_CORE << 8;
+	} else {
+		r->eax = 0;
+		r->ebx = 0;
+	}
+}
+
+static void cpuid_hv_sig(struct cpuid_regs *r, uint32_t max)
+{
+	r->eax = max;
+	r->ebx = HV_CPUID_SIG_EBX;
+	r->ecx = HV_CPUID_SIG_ECX;
+	r->edx = HV_CPUID_SIG_EDX;
+}
+
+/* Hypervisor range: ours alone, or KVM's ABI first with ours at 0x40000100
+ * (Linux's kvm_cpuid_base() scans in steps of 0x100). */
+static void cpuid_leaf_hv(const struct cpuid_policy *p, uint32_t leaf, struct cpuid_regs *r)
+{
+	cpuid_zero(r);
+	if (!p->kvm_sig) {
+		if (leaf == HV_LEAF_BASE)
+			cpuid_hv_sig(r, HV_LEAF_BASE);
+		return;
+	}
+	if (leaf == HV_LEAF_BASE) {
+		r->eax = HV_LEAF_KVM_FEAT;
+		r->ebx = CPUID_KVM_SIG_EBX;
+		r->ecx = CPUID_KVM_SIG_ECX;
+		r->edx = CPUID_KVM_SIG_EDX;
+	} else if (leaf == HV_LEAF_KVM_FEAT) {
+		r->eax = p->kvm_features;
+		r->edx = p->kvm_hints;
+	} else if (leaf == HV_LEAF_OURS_ALT) {
+		cpuid_hv_sig(r, HV_LEAF_OURS_ALT);
+	}
+}
+
+static void cpuid_leaf_basic(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			     uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+	switch (leaf) {
+	case 0x1: cpuid_leaf1(p, v, r); break;
+	case 0x4: cpuid_leaf4(p, r); break;
+	case 0x6:   /* thermal/power: only ARAT (APIC timer runs in all C-states) */
+		cpuid_zero(r);
+		r->eax = (uint32_t)L6_EAX_ARAT;
+		break;
+	case 0x7: cpuid_leaf7(p, v, subleaf, r); break;
+	case 0xb:
+	case 0x1f: cpuid_leaf_topo(p, v, subleaf, r); break;
+	case 0xd:
+		if (subleaf == 1 && !p->xsaves)
+			r->eax &= ~(uint32_t)LD1_EAX_XSAVES;
+		break;
+	case 0x5:   /* MONITOR/MWAIT */
+	case 0xa:   /* architectural PMU */
+	case 0xf: case 0x10:   /* RDT */
+	case 0x12:  /* SGX */
+	case 0x14:  /* processor trace */
+		cpuid_zero(r);
+		break;
+	default:
+		break;
+	}
+}
+
+static void cpuid_leaf_ext(const struct cpuid_policy *p, uint32_t leaf, struct cpuid_regs *r)
+{
+	if (leaf != 0x80000001u)
+		return;
+	r->ecx &= ~(uint32_t)X1_ECX_SVM;
+	if (!p->rdtscp)
+		r->edx &= ~(uint32_t)X1_EDX_RDTSCP;
+}
+
+void cpuid_filter_apply(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+	if (leaf >= HV_LEAF_BASE && leaf <= HV_LEAF_END)
+		cpuid_leaf_hv(p, leaf, r);
+	else if (leaf == 0)
+		r->eax = MAX(r->eax, (uint32_t)CPUID_MIN_BASIC);
+	else if (leaf < HV_LEAF_BASE && leaf > p->host_max_basic && leaf != 0xb)
+		cpuid_zero(r);   /* would alias the host's last basic leaf */
+	else if (leaf < HV_LEAF_BASE)
+		cpuid_leaf_basic(p, v, leaf, subleaf, r);
+	else
+		cpuid_leaf_ext(p, leaf, r);
+}

@@ -1,0 +1,129 @@
+/* Unit tests for hv/vmx/msr_filter.c: decisions per MSR and the VMX bitmap. */
+#include <check.h>
+#include <string.h>
+#include "vmx/msr_filter.h"
+
+static struct msr_policy P;
+
+static enum msr_action act(uint32_t msr, bool wr, struct msr_decision *d)
+{
+	return msr_filter_lookup(&P, msr, wr, d);
+}
+
+/* SDM vol. 3C §25.6.9 bitmap test, written independently of the filter. */
+static bool bitmap_exits(const uint8_t *b, uint32_t msr, bool wr)
+{
+	unsigned base = (wr ? 2048 : 0) + (msr >= 0xc0000000u ? 1024 : 0);
+	uint32_t i = msr & 0x1fff;
+
+	return (b[base + i / 8] >> (i % 8)) & 1;
+}
+
+START_TEST(test_decisions)
+{
+	struct msr_decision d;
+
+	memset(&P, 0, sizeof(P));
+	ck_assert_int_eq(act(0x1b, false, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_APIC_BASE);
+	ck_assert_int_eq(act(0x830, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_X2APIC);
+	ck_assert_int_eq(act(0x6e0, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_TSC_DEADLINE);
+	ck_assert_int_eq(act(0xc0000080, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_EFER);
+	ck_assert_int_eq(act(0x10, false, &d), MSR_ACT_PASS);
+	ck_assert_int_eq(act(0x10, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_TSC);
+	ck_assert_int_eq(act(0xc0000082, true, &d), MSR_ACT_PASS);   /* LSTAR */
+	ck_assert_int_eq(act(0xc0000102, false, &d), MSR_ACT_PASS);  /* KERNEL_GS_BASE */
+	ck_assert_int_eq(act(0x175, true, &d), MSR_ACT_PASS);        /* SYSENTER_ESP */
+	ck_assert_int_eq(act(0x1a0, false, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_CONST);
+	ck_assert_uint_eq(d.value & 1, 1);                           /* fast strings */
+	ck_assert_uint_eq(d.value & (1u << 18), 0);                  /* no MONITOR */
+	ck_assert_int_eq(act(0x3a, false, &d), MSR_ACT_EMUL);
+	ck_assert_uint_eq(d.value & 5, 1);                           /* locked, VMX off */
+	ck_assert_int_eq(act(0x3a, true, &d), MSR_ACT_GP);
+}
+END_TEST
+
+START_TEST(test_gp_default)
+{
+	struct msr_decision d;
+	const uint32_t bad[] = { 0x0, 0x48, 0x49, 0xe7, 0xe8, 0xfe, 0x179, 0x2ff, 0x345,
+				 0x480, 0x900, 0x7ff, 0xc0000104, 0xc0010000, 0x40000000,
+				 0x4b564d00, 0x11, 0xc0000103, 0xffffffff };
+
+	memset(&P, 0, sizeof(P));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(act(bad[i], false, &d), MSR_ACT_GP);
+		ck_assert_int_eq(act(bad[i], true, &d), MSR_ACT_GP);
+		ck_assert_int_eq(d.handler, MSR_H_NONE);
+	}
+}
+END_TEST
+
+START_TEST(test_gated)
+{
+	struct msr_decision d;
+
+	memset(&P, 0, sizeof(P));
+	P.kvm_pv = true;
+	ck_assert_int_eq(act(0x4b564d01, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_KVM);
+	ck_assert_int_eq(act(0x4b564d03, false, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(act(0x12, true, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(act(0x4b564d08, true, &d), MSR_ACT_GP);
+	P.rdtscp = true;
+	ck_assert_int_eq(act(0xc0000103, true, &d), MSR_ACT_PASS);
+	ck_assert_str_eq(msr_handler_name(MSR_H_KVM), "kvm");
+	ck_assert_str_eq(msr_handler_name(MSR_H_COUNT), "?");
+}
+END_TEST
+
+/* The bitmap agrees with lookup for every MSR it covers. */
+START_TEST(test_bitmap_matches_lookup)
+{
+	static uint8_t bm[4096];
+	struct msr_decision d;
+	unsigned pass = 0;
+
+	memset(&P, 0, sizeof(P));
+	P.rdtscp = true;
+	msr_filter_fill_bitmap(&P, bm);
+	for (uint32_t hi = 0; hi < 2; hi++) {
+		for (uint32_t i = 0; i <= 0x1fff; i++) {
+			uint32_t msr = (hi ? 0xc0000000u : 0) | i;
+
+			for (int wr = 0; wr < 2; wr++) {
+				bool passes = act(msr, wr, &d) == MSR_ACT_PASS;
+				ck_assert_int_eq(bitmap_exits(bm, msr, wr), !passes);
+				pass += passes;
+			}
+		}
+	}
+	ck_assert_uint_eq(pass, 1 + 3 * 2 + 4 * 2 + 3 * 2 + 2);   /* TSC rd, SYSENTER, STAR.., FS.., TSC_AUX */
+	ck_assert(bitmap_exits(bm, 0x1b, false));
+	ck_assert(!bitmap_exits(bm, 0xc0000100, true));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("msr_filter");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int f;
+
+	tcase_add_test(tc, test_decisions);
+	tcase_add_test(tc, test_gp_default);
+	tcase_add_test(tc, test_gated);
+	tcase_add_test(tc, test_bitmap_matches_lookup);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	f = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return f ? 1 : 0;
+}
