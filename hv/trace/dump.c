@@ -1,0 +1,231 @@
+/* Serial dump of one VM's profile: BEGIN, per-vCPU totals, PMU, exit counts,
+ * per-pCPU ring health, the VM's timeline records, END with counts and a CRC
+ * over all frames (format: frame.h, docs/vprofile.md). dump_lock is held. */
+#include "trace/internal.h"
+#include "trace/frame.h"
+#include "errno.h"
+#include "log.h"
+
+#define RECS_PER_FRAME ((VPF_MAX_PAYLOAD - 8) / sizeof(struct vp_rec))
+#define EXITS_PER_FRAME ((VPF_MAX_PAYLOAD - 8) / 10)
+
+struct dump_ctx {
+	struct vpf_writer w;
+	uint16_t vm;
+	stime_t t0, t1;       /* profile window */
+	uint32_t nrecs;
+	uint64_t lost;
+	int err;
+};
+
+static void dump_emit(struct dump_ctx *d)
+{
+	int ret = vpf_emit(&d->w);
+
+	if (ret < 0 && !d->err)
+		d->err = ret;
+}
+
+static void dump_begin(struct dump_ctx *d, struct vp_vm *v, enum vp_dump_reason why)
+{
+	struct vpf_writer *w = &d->w;
+	uint8_t flags = (uint8_t)((v->on ? 1 : 0) | (vp_g.exit_trace ? 2 : 0));
+
+	vpf_start(w, VPF_BEGIN);
+	vpf_put(w, d->vm, 2);
+	vpf_put(w, v->nvcpus, 2);
+	vpf_put(w, vp_g.npcpus, 2);
+	vpf_put(w, why, 1);
+	vpf_put(w, flags, 1);
+	vpf_put(w, (uint64_t)d->t0, 8);
+	vpf_put(w, (uint64_t)d->t1, 8);
+	vpf_put(w, v->ded_ns + (v->ded_open && v->ded_owner ? (uint64_t)(d->t1 - v->ded_since) : 0), 8);
+	vpf_put(w, v->frozen_ns + (v->ded_open && !v->ded_owner ? (uint64_t)(d->t1 - v->ded_since) : 0), 8);
+	vpf_put(w, sizeof(struct vp_rec), 4);
+	vpf_put(w, VPE_NEVENTS, 2);
+	vpf_put(w, VPROF_EXIT_REASONS, 2);
+	vpf_put(w, VPMU_NCOUNTERS, 2);
+	vpf_put(w, VP_NSTATES, 2);
+	dump_emit(d);
+}
+
+static void dump_vcpu(struct dump_ctx *d, uint16_t vcpu, const struct vprof_vcpu_stats *s)
+{
+	struct vpf_writer *w = &d->w;
+
+	vpf_start(w, VPF_VCPU);
+	vpf_put(w, d->vm, 2);
+	vpf_put(w, vcpu, 2);
+	vpf_put(w, s->state, 1);
+	vpf_put(w, s->spinning, 1);
+	vpf_put(w, s->last_pcpu, 2);
+	for (unsigned i = 0; i < VP_NSTATES; i++)
+		vpf_put(w, s->state_ns[i], 8);
+	vpf_put(w, s->spin_ns, 8);
+	for (unsigned i = 0; i < VPS_NDETECTORS; i++)
+		vpf_put(w, s->spin_begins[i], 8);
+	vpf_put(w, s->anomalies, 8);
+	vpf_put(w, s->exits_other, 8);
+	for (unsigned i = 0; i < VPE_NEVENTS; i++)
+		vpf_put(w, s->events[i], 8);
+	dump_emit(d);
+}
+
+/* Counters not in `present` are absent (seed 001 §2.2 on a CPU without PMU). */
+static void dump_pmu(struct dump_ctx *d, uint16_t vcpu, const struct vprof_vcpu_stats *s)
+{
+	struct vpf_writer *w = &d->w;
+
+	vpf_start(w, VPF_PMU);
+	vpf_put(w, d->vm, 2);
+	vpf_put(w, vcpu, 2);
+	vpf_put(w, s->pmu_samples ? s->pmu_present : 0, 4);
+	vpf_put(w, s->pmu_samples, 4);
+	vpf_put(w, 0, 4);
+	for (unsigned c = 0; c < VPMU_NCOUNTERS; c++)
+		vpf_put(w, s->pmu[c], 8);
+	dump_emit(d);
+}
+
+static void dump_exits(struct dump_ctx *d, uint16_t vcpu, const struct vprof_vcpu_stats *s)
+{
+	struct vpf_writer *w = &d->w;
+	unsigned r = 0;
+
+	while (r < VPROF_EXIT_REASONS) {
+		size_t countpos;
+		unsigned n = 0;
+
+		vpf_start(w, VPF_EXITS);
+		vpf_put(w, d->vm, 2);
+		vpf_put(w, vcpu, 2);
+		countpos = w->len;
+		vpf_put(w, 0, 4);
+		for (; r < VPROF_EXIT_REASONS && n < EXITS_PER_FRAME; r++) {
+			if (!s->exits[r])
+				continue;
+			vpf_put(w, r, 2);
+			vpf_put(w, s->exits[r], 8);
+			n++;
+		}
+		if (!n)
+			break;
+		w->buf[countpos] = (uint8_t)n;
+		dump_emit(d);
+	}
+}
+
+static void dump_vcpus(struct dump_ctx *d, struct vp_vm *v)
+{
+	struct vprof_vcpu_stats s;
+
+	for (uint16_t i = 0; i < v->nvcpus; i++) {
+		vprof_vcpu_stats_get(d->vm, i, d->t1, &s);
+		dump_vcpu(d, i, &s);
+		dump_pmu(d, i, &s);
+		dump_exits(d, i, &s);
+	}
+}
+
+static void dump_pcpu(struct dump_ctx *d, unsigned p)
+{
+	struct vprof_pcpu_stats st;
+	struct vpf_writer *w = &d->w;
+
+	vprof_pcpu_stats_get(p, &st);
+	d->lost += st.lost;
+	vpf_start(w, VPF_PCPU);
+	vpf_put(w, p, 2);
+	vpf_put(w, 0, 2);
+	vpf_put(w, st.cap, 4);
+	vpf_put(w, st.recorded, 8);
+	vpf_put(w, st.lost, 8);
+	vpf_put(w, st.idle_ns, 8);
+	vpf_put(w, st.used, 4);
+	dump_emit(d);
+}
+
+static bool dump_wanted(const struct dump_ctx *d, const struct vp_rec *r)
+{
+	if (r->t < d->t0 || r->t > d->t1)
+		return false;
+	return r->vm == d->vm || r->vm == VPROF_VM_NONE;
+}
+
+static void dump_put_rec(struct vpf_writer *w, const struct vp_rec *r)
+{
+	vpf_put(w, (uint64_t)r->t, 8);
+	vpf_put(w, r->arg, 8);
+	vpf_put(w, r->vm, 2);
+	vpf_put(w, r->vcpu, 2);
+	vpf_put(w, r->kind, 1);
+	vpf_put(w, r->code, 1);
+	vpf_put(w, r->pcpu, 2);
+}
+
+/* Records below `used` never change until the next reset (ring.h). */
+static void dump_ring(struct dump_ctx *d, unsigned p)
+{
+	struct vp_ring *r = &vp_g.ring[p];
+	uint32_t used = vp_ring_used(r), i = 0;
+	struct vpf_writer *w = &d->w;
+
+	while (i < used) {
+		unsigned n = 0;
+
+		vpf_start(w, VPF_RECS);
+		vpf_put(w, p, 2);
+		vpf_put(w, 0, 2);
+		vpf_put(w, 0, 4);
+		for (; i < used && n < RECS_PER_FRAME; i++) {
+			if (!dump_wanted(d, &r->buf[i]))
+				continue;
+			dump_put_rec(w, &r->buf[i]);
+			n++;
+		}
+		if (!n)
+			break;
+		w->buf[VPF_HDR_SIZE + 2] = (uint8_t)n;
+		d->nrecs += n;
+		dump_emit(d);
+	}
+}
+
+static void dump_end(struct dump_ctx *d)
+{
+	struct vpf_writer *w = &d->w;
+	uint32_t frames = w->seq, crc = w->crc_all;
+
+	vpf_start(w, VPF_END);
+	vpf_put(w, frames, 4);
+	vpf_put(w, d->nrecs, 4);
+	vpf_put(w, d->lost, 8);
+	vpf_put(w, crc, 4);
+	dump_emit(d);
+}
+
+int vp_dump_vm(uint16_t vm, enum vp_dump_reason why, stime_t now)
+{
+	struct vp_vm *v = vp_vm_get(vm);
+	struct dump_ctx d = { .vm = vm };
+
+	if (!v)
+		return -EINVAL;
+	if (!vp_g.sink)
+		return trace_error(-ENODEV);
+	spin_lock(&v->lock);
+	d.t0 = v->t_start;
+	d.t1 = v->on ? now : v->t_stop;
+	vpf_open(&d.w, ++vp_g.dump_id, vp_g.sink, vp_g.sink_ctx);
+	dump_begin(&d, v, why);
+	spin_unlock(&v->lock);
+	dump_vcpus(&d, v);
+	for (unsigned p = 0; p < vp_g.npcpus; p++)
+		dump_pcpu(&d, p);
+	for (unsigned p = 0; p < vp_g.npcpus; p++)
+		dump_ring(&d, p);
+	dump_end(&d);
+	if (d.err)
+		pr_err("vprof: dump of vm %u failed: %d\n", vm, d.err);
+	return d.err ? d.err : (int)d.w.seq;
+}
