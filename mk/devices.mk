@@ -14,3 +14,7 @@ HV_SRCS += $(VMXPOL_SRCS)
 UNIT_TESTS += test_cpuid_filter test_msr_filter
 test_cpuid_filter_SRCS := test/unit/test_cpuid_filter.c hv/vmx/cpuid_filter.c
 test_msr_filter_SRCS := test/unit/test_msr_filter.c hv/vmx/msr_filter.c
+
+HV_SRCS += hv/vmx/decode.c
+UNIT_TESTS += test_decode
+test_decode_SRCS := test/unit/test_decode.c hv/vmx/decode.c
