@@ -1,0 +1,191 @@
+"""tools/hvrun command line: parse, build the ISO, boot it, report."""
+import argparse
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from . import grubcfg, iso, monitor as M, vms, words as W
+from .bochs import Bochs
+from .qemu import FirmwareError, Qemu
+from .session import Session
+
+REPO = Path(__file__).resolve().parents[2]
+KEEP_RUNS = 20
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f'hvrun: {message}\n')
+        sys.exit(M.USAGE)
+
+
+class VmAction(argparse.Action):
+    """--vm starts a VM description; --image/--initrd fill in the last one."""
+
+    def __call__(self, parser, ns, value, option=None):
+        specs = getattr(ns, 'vms', None) or []
+        if option == '--vm':
+            specs.append(vms.VmSpec(value))
+        elif not specs:
+            parser.error(f'{option} must follow a --vm')
+        elif getattr(specs[-1], self.dest) is not None:
+            parser.error(f'{option} given twice for --vm {specs[-1].text!r}')
+        else:
+            setattr(specs[-1], self.dest, value)
+        ns.vms = specs
+
+
+def parse_mem(text):
+    m = re.fullmatch(r'(\d+)([MmGg]?)', text)
+    if not m:
+        raise argparse.ArgumentTypeError(f'{text!r}: use e.g. 256M or 1G')
+    return int(m[1]) * (1024 if m[2] in 'Gg' and m[2] else 1)
+
+
+def build_parser():
+    p = Parser(prog='hvrun', description='Boot the hypervisor and its guests '
+               'in QEMU or Bochs and report what happened (docs/running.md).')
+    a = p.add_argument
+    a('--emu', choices=('qemu', 'bochs'), default='bochs')
+    a('--firmware', choices=('bios', 'uefi'), default='bios')
+    a('--cpus', type=int, default=1)
+    a('--mem', dest='mem_mib', type=parse_mem, default=256, metavar='SIZE')
+    a('--cmdline', default='', help='hypervisor command line')
+    a('--vm', dest='vms', action=VmAction, metavar='STRING',
+      help='start a VM: its module string')
+    a('--image', action=VmAction, metavar='PATH', help="the last --vm's kernel")
+    a('--initrd', action=VmAction, metavar='PATH', help="the last --vm's initrd")
+    a('--hv', default=str(REPO / 'build' / 'hv.elf'), metavar='ELF')
+    a('--timeout', type=float, help='seconds (qemu 60, bochs 300)')
+    a('--expect', action='append', default=[], metavar='REGEX')
+    a('--reject', action='append', default=[], metavar='REGEX')
+    a('--no-exit-arg', action='store_true', help='do not append exit=<emu>')
+    a('--iso-only', metavar='OUT', help='build the ISO, copy it to OUT, stop')
+    a('--dry-run', action='store_true', help='print grub.cfg and the command')
+    a('--serial-log', metavar='FILE')
+    a('--workdir', metavar='DIR')
+    a('--quiet', action='store_true', help='do not echo the serial console')
+    a('--prefix', default='', help='put this before each echoed serial line')
+    a('--machine', choices=('pc', 'q35'), default='pc', help='QEMU machine')
+    a('--qemu-cpu', metavar='MODEL')
+    a('--qemu-arg', action='append', metavar='ARG', help='extra QEMU argument')
+    a('--bochs-cpu', metavar='MODEL')
+    a('--ips', type=int, help='Bochs instructions per second (10000000)')
+    return p
+
+
+def say(msg):
+    sys.stderr.write(f'hvrun: {msg}\n')
+    sys.stderr.flush()
+
+
+def hv_words(opts):
+    ws = [W.check_word(w) for w in W.split_words(opts.cmdline)]
+    if not opts.no_exit_arg and not W.has_key(ws, 'exit'):
+        ws.append(f'exit={opts.emu}')
+    return ws
+
+
+def boot_description(opts):
+    """(grub.cfg text, {name in /boot: host path})."""
+    mods = vms.vm_modules(opts.vms or [])
+    cfg = grubcfg.render(hv_words(opts), mods)
+    files = {'hv.elf': opts.hv}
+    files.update({m.name: m.path for m in mods})
+    return cfg, files
+
+
+def check_opts(opts):
+    if opts.cpus < 1 or opts.cpus > 255:
+        raise UsageError('--cpus takes 1..255')
+    if opts.emu == 'bochs' and opts.firmware == 'uefi':
+        raise UsageError('Bochs has no UEFI firmware here; use --emu qemu')
+    if not Path(opts.hv).is_file():
+        raise UsageError(f'{opts.hv}: no such file (run `make` first)')
+
+
+def new_workdir(opts):
+    if opts.workdir:
+        d = Path(opts.workdir)
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+    runs = REPO / 'build' / 'hvrun' / 'runs'
+    runs.mkdir(parents=True, exist_ok=True)
+    old = sorted(runs.iterdir(), key=lambda q: q.stat().st_mtime)
+    for q in old[:-KEEP_RUNS]:
+        shutil.rmtree(q, ignore_errors=True)
+    d = runs / f'{time.strftime("%Y%m%d-%H%M%S")}-{os.getpid()}'
+    d.mkdir()
+    return d
+
+
+def make_emu(opts, iso_path, workdir):
+    emu = (Qemu if opts.emu == 'qemu' else Bochs)(opts, iso_path, workdir)
+    if opts.serial_log:
+        emu.serial_path = Path(opts.serial_log).resolve()
+        emu.serial_path.parent.mkdir(parents=True, exist_ok=True)
+    emu.serial_path.unlink(missing_ok=True)
+    return emu
+
+
+def report(opts, sess, status, why):
+    passed, failed = sess.mon.test_counts()
+    say(f'{opts.emu}/{opts.firmware} cpus={opts.cpus}: {M.NAMES[status]} '
+        f'(exit {status}): {why}')
+    say(f'tests: {passed} passed, {failed} failed; summaries: {len(sess.mon.summaries)}; '
+        f'{sess.elapsed:.1f} s; emulator exit {sess.emu_rc}')
+    if status != M.PASS and not (status == M.NO_VTX and opts.emu == 'qemu'):
+        lines = sess.emu.failure_lines()
+        if lines:
+            say(f'{opts.emu} says:')
+            for ln in lines:
+                sys.stderr.write(f'  {ln}\n')
+
+
+def boot(opts):
+    cfg, files = boot_description(opts)
+    cache = REPO / 'build' / 'hvrun' / 'iso'
+    if opts.dry_run:
+        sys.stdout.write(cfg)
+        return M.PASS
+    t0 = time.monotonic()
+    iso_path = iso.build(cache, cfg, files, opts.iso_only)
+    if opts.iso_only:
+        say(f'ISO written to {iso_path}')
+        return M.PASS
+    workdir = new_workdir(opts)
+    (workdir / 'grub.cfg').write_text(cfg)
+    emu = make_emu(opts, iso_path, workdir)
+    argv = emu.argv()
+    say(f'ISO {iso_path.name} ready in {time.monotonic() - t0:.1f} s; run files in {workdir}')
+    say('booting: ' + ' '.join(argv))
+    timeout = opts.timeout or emu.default_timeout
+    sess = Session(emu, M.Monitor(opts.expect, opts.reject), timeout,
+                   echo=None if opts.quiet else sys.stdout, prefix=opts.prefix)
+    status, why = sess.mon.verdict(sess.run(argv))
+    report(opts, sess, status, why)
+    return status
+
+
+def main(argv=None):
+    opts = build_parser().parse_args(argv)
+    try:
+        check_opts(opts)
+        return boot(opts)
+    except (UsageError, W.WordError) as e:
+        say(f'error: {e}')
+        return M.USAGE
+    except (iso.IsoError, FirmwareError, OSError) as e:
+        say(f'error: {e}')
+        return M.EMU_ERROR
+    except KeyboardInterrupt:
+        say('interrupted')
+        return 130
