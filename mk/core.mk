@@ -6,3 +6,7 @@ test_cmdline_SRCS := test/unit/test_cmdline.c hv/cmdline.c hv/lib/fmt.c
 HV_SRCS += hv/bootinfo.c
 UNIT_TESTS += test_bootinfo
 test_bootinfo_SRCS := test/unit/test_bootinfo.c hv/bootinfo.c hv/lib/fmt.c
+PMM_SRCS := hv/mm/pmm.c hv/mm/pmm_range.c hv/mm/pmm_alloc.c
+HV_SRCS += $(PMM_SRCS)
+UNIT_TESTS += test_pmm
+test_pmm_SRCS := test/unit/test_pmm.c $(PMM_SRCS) hv/lib/fmt.c
