@@ -18,3 +18,11 @@ test_msr_filter_SRCS := test/unit/test_msr_filter.c hv/vmx/msr_filter.c
 HV_SRCS += hv/vmx/decode.c
 UNIT_TESTS += test_decode
 test_decode_SRCS := test/unit/test_decode.c hv/vmx/decode.c
+
+HV_SRCS += hv/dev/acpi_tables.c hv/dev/mptable.c
+UNIT_TESTS += test_acpi_tables
+test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/mptable.c
+
+HV_SRCS += hv/dev/acpipm.c
+UNIT_TESTS += test_acpipm
+test_acpipm_SRCS := test/unit/test_acpipm.c hv/dev/acpipm.c
