@@ -1,0 +1,90 @@
+/* IPIs between vCPUs (2+ vCPU guest): fixed to another vCPU and back,
+ * broadcast to all-but-self and to all, self (shorthand), and in x2APIC
+ * mode the ICR MSR and the SELF IPI register. */
+#include "guest.h"
+
+const char test_name[] = "ipi";
+
+#define VEC_FIXED   0x42
+#define VEC_BACK    0x43
+#define VEC_OTHERS  0x44
+#define VEC_ALL     0x45
+#define VEC_SELF    0x46
+#define VEC_X2      0x47
+#define VEC_X2SELF  0x48
+
+static volatile uint32_t got[256][GUEST_MAX_CPUS];
+
+static void on_ipi(unsigned v)
+{
+	__atomic_fetch_add(&got[v][cpu_id()], 1, __ATOMIC_SEQ_CST);
+}
+
+static void send_back(unsigned cpu)
+{
+	apic_send_ipi(0, VEC_BACK);
+}
+
+static bool counts_are(unsigned v, unsigned n, uint32_t want_bsp, uint32_t want_ap)
+{
+	for (unsigned c = 0; c < n; c++)
+		if (got[v][c] != (c == 0 ? want_bsp : want_ap))
+			return false;
+	return true;
+}
+
+static void check_broadcast(unsigned n)
+{
+	apic_send_ipi(0, ICR_OTHERS | VEC_OTHERS);
+	wait_count(&irq_counts[VEC_OTHERS], n - 1, 500);
+	delay_us(5000);
+	test_check("all_but_self", counts_are(VEC_OTHERS, n, 0, 1), "%u of %u APs, BSP %u",
+		   irq_counts[VEC_OTHERS], n - 1, got[VEC_OTHERS][0]);
+	apic_send_ipi(0, ICR_ALL | VEC_ALL);
+	wait_count(&irq_counts[VEC_ALL], n, 500);
+	delay_us(5000);
+	test_check("all_incl_self", counts_are(VEC_ALL, n, 1, 1), "%u of %u CPUs",
+		   irq_counts[VEC_ALL], n);
+}
+
+static void follow_mode(unsigned cpu)
+{
+	apic_init();                           /* switches to x2APIC like the BSP */
+}
+
+static void check_x2apic(unsigned n)
+{
+	if (apic_x2_enable()) {
+		test_check("x2apic_self", false, "no x2APIC");
+		return;
+	}
+	for (unsigned c = 1; c < n; c++)
+		smp_run_on(c, follow_mode, 500);
+	wrmsr(0x800 + (APIC_SELF_IPI >> 4), VEC_X2SELF);
+	test_check("x2apic_self", wait_count(&got[VEC_X2SELF][0], 1, 500), "SELF_IPI MSR 0x83f");
+	apic_send_ipi(1, VEC_X2);
+	test_check("x2apic_fixed", wait_count(&got[VEC_X2][1], 1, 500), "ICR MSR 0x830 to APIC 1");
+}
+
+void test_main(void)
+{
+	unsigned n = smp_nr_cpus();
+	static const uint8_t vecs[] = { VEC_FIXED, VEC_BACK, VEC_OTHERS, VEC_ALL, VEC_SELF,
+					VEC_X2, VEC_X2SELF };
+
+	for (unsigned i = 0; i < sizeof(vecs); i++)
+		irq_set_handler(vecs[i], on_ipi);
+	int rc = n >= 2 ? smp_start_all(NULL) : -1;
+
+	if (!test_check("aps_started", rc == 0, "%u vCPUs, %u APs online", n, smp_online))
+		return;
+	apic_send_ipi(1, VEC_FIXED);
+	test_check("fixed", wait_count(&got[VEC_FIXED][1], 1, 500), "BSP -> APIC 1");
+	smp_run_on(1, send_back, 500);
+	test_check("fixed_back", hlt_until(&got[VEC_BACK][0], 1, 500), "APIC 1 -> BSP (HLT)");
+	check_broadcast(n);
+	apic_send_ipi(0, ICR_SELF | VEC_SELF);
+	test_check("self", wait_count(&got[VEC_SELF][0], 1, 500) && got[VEC_SELF][1] == 0,
+		   "shorthand self");
+	check_x2apic(n);
+}
