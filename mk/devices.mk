@@ -26,3 +26,7 @@ test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/de
 HV_SRCS += hv/dev/acpipm.c
 UNIT_TESTS += test_acpipm
 test_acpipm_SRCS := test/unit/test_acpipm.c hv/dev/acpipm.c
+
+HV_SRCS += hv/dev/pit.c
+UNIT_TESTS += test_pit
+test_pit_SRCS := test/unit/test_pit.c hv/dev/pit.c
