@@ -9,4 +9,25 @@ test_vprof_SRCS      := test/unit/test_vprof.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_dump_SRCS := test/unit/test_vprof_dump.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_ded_SRCS  := test/unit/test_vprof_ded.c $(VPROF_SRCS) hv/lib/fmt.c
 
+# Round-trip generator: the real recorder and encoder built for the host.
+$(BUILD)/vprof/rt_gen: test/vprof/rt_gen.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c \
+		$(wildcard hv/trace/*.h hv/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ test/vprof/rt_gen.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c
 
+# Guest user-space tool: static, so it runs in a busybox initramfs.
+# -iquote: only "abi.h" comes from hv/, <errno.h> stays the C library's.
+$(BUILD)/vprof/vprofctl: guest-shim/vprofctl/vprofctl.c hv/abi.h
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -static -O2 -Wall -Wextra -Werror -iquote hv -o $@ $<
+
+vprofctl: $(BUILD)/vprof/vprofctl
+
+VPROF_FUZZ_RUNS ?= 1500
+test-vprof: $(BUILD)/vprof/rt_gen $(BUILD)/vprof/vprofctl
+	@PYTHON=$(PYTHON) bash test/vprof/setup.sh
+	@$(PYTHON) test/vprof/run_tests.py --gen $(BUILD)/vprof/rt_gen \
+		--vprofctl $(BUILD)/vprof/vprofctl --fuzz-runs $(VPROF_FUZZ_RUNS)
+
+TEST_TARGETS += test-vprof
+.PHONY: test-vprof vprofctl

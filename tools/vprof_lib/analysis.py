@@ -1,0 +1,129 @@
+"""Runtime decomposition of seed 001 section 2.1 from a decoded dump.
+
+compute = running - spinning; synchronisation = spinning + blocked while a
+sibling vCPU is active (running or runnable); steal = runnable. Blocked time
+while every sibling is blocked too is the VM being idle, not waiting on a
+sibling. That split needs the timeline; when records were lost it is not
+trustworthy and all blocked time counts as synchronisation (said in `notes`).
+"""
+from dataclasses import dataclass, field
+
+from . import fmt
+
+
+@dataclass
+class Breakdown:
+    vm: int
+    vcpu: int
+    window: int
+    running: int
+    spin: int
+    blocked: int
+    blocked_sync: int
+    steal: int
+    offline: int
+
+    @property
+    def compute(self):
+        return self.running - self.spin
+
+    @property
+    def sync(self):
+        return self.spin + self.blocked_sync
+
+    @property
+    def idle(self):
+        return self.blocked - self.blocked_sync
+
+    @property
+    def total(self):
+        """Time the vCPU existed: everything but offline."""
+        return self.running + self.steal + self.blocked
+
+
+@dataclass
+class VmSummary:
+    dump: object
+    vcpus: list
+    notes: list = field(default_factory=list)
+    timeline_ok: bool = False
+
+    def sum(self, attr):
+        return sum(getattr(b, attr) for b in self.vcpus)
+
+
+def timeline_usable(d):
+    return d.complete and d.lost == 0 and bool(d.records)
+
+
+def _state_changes(d):
+    """Yield (t, vcpu, state) for this VM in time order."""
+    for t, arg, vm, vcpu, kind, code, pcpu in d.records:
+        if vm == d.vm and kind == fmt.REC_STATE and code < len(fmt.STATES):
+            yield t, vcpu, code
+
+
+def blocked_while_siblings_active(d):
+    """Per vCPU: ns spent BLOCKED while at least one sibling was running or runnable.
+    States start OFFLINE; the start snapshot (records at t0) sets the real ones."""
+    state = {i: fmt.OFFLINE for i in d.vcpus}
+    out = {i: 0 for i in d.vcpus}
+    last = d.t0
+    for t, vcpu, st in _state_changes(d):
+        _accrue(state, out, max(0, t - last))
+        last = max(last, t)
+        state[vcpu] = st
+    _accrue(state, out, max(0, d.t1 - last))
+    return out
+
+
+def _accrue(state, out, dt):
+    if not dt:
+        return
+    active = [i for i, s in state.items() if s in (fmt.RUNNING, fmt.RUNNABLE)]
+    for i, s in state.items():
+        if s == fmt.BLOCKED and any(j != i for j in active):
+            out[i] = out.get(i, 0) + dt
+
+
+def summarize(d):
+    s = VmSummary(d, [])
+    s.timeline_ok = timeline_usable(d)
+    split = blocked_while_siblings_active(d) if s.timeline_ok else None
+    if not d.complete:
+        s.notes.append("dump incomplete or corrupted: figures may be partial")
+    if d.lost:
+        s.notes.append(f"{d.lost} timeline records lost (rings full): state times are exact, "
+                       "blocked time is all counted as synchronisation")
+    elif not s.timeline_ok:
+        s.notes.append("no usable timeline: blocked time is all counted as synchronisation")
+    for i in sorted(d.vcpus):
+        v = d.vcpus[i]
+        blocked = v.state_ns[fmt.BLOCKED]
+        bs = min(blocked, split.get(i, 0)) if split is not None else blocked
+        s.vcpus.append(Breakdown(d.vm, i, d.window_ns, v.state_ns[fmt.RUNNING], v.spin_ns,
+                                 blocked, bs, v.state_ns[fmt.RUNNABLE], v.state_ns[fmt.OFFLINE]))
+        if v.anomalies:
+            s.notes.append(f"vcpu {i}: {v.anomalies} accounting anomalies (clock skew or unpaired spin events)")
+    return s
+
+
+def pcpu_idle_in_window(d):
+    """Idle ns per pCPU inside the window, from IDLE_BEGIN/END records."""
+    idle_since, out = {}, {p: 0 for p in d.pcpus}
+    for t, arg, vm, vcpu, kind, code, pcpu in d.records:
+        if kind != fmt.REC_EVENT or vm != fmt.VM_NONE:
+            continue
+        if code == fmt.EV["IDLE_BEGIN"]:
+            idle_since[pcpu] = t
+        elif code == fmt.EV["IDLE_END"] and pcpu in idle_since:
+            out[pcpu] = out.get(pcpu, 0) + t - idle_since.pop(pcpu)
+    for p, t in idle_since.items():
+        out[p] = out.get(p, 0) + d.t1 - t
+    return out
+
+
+def utilisation(d):
+    """CPUs' worth of time this VM ran on average over the window."""
+    w = d.window_ns
+    return sum(v.state_ns[fmt.RUNNING] for v in d.vcpus.values()) / w if w > 0 else 0.0

@@ -1,0 +1,163 @@
+"""Chrome / Perfetto trace-event JSON (the "JSON Array/Object Format" of the
+Trace Event Format document): one track per pCPU, a complete ("X") slice per
+vCPU run, instant ("i") events for preemptions, yields, upcalls and the rest,
+and a validator for that format."""
+import json
+
+from . import fmt
+
+INSTANT = {"PREEMPT", "YIELD", "WAKE", "BLOCK", "PLE", "SPIN_BEGIN", "SPIN_END", "MIGRATE",
+           "SA_UPCALL", "SA_ACK", "SA_TIMEOUT", "DELAY_PREEMPT", "BALLOON_SLEEP",
+           "BALLOON_WAKE", "BALLOON_MODE", "COSCHED_SIGNAL", "VMEXIT", "DEDICATED_BEGIN",
+           "DEDICATED_END", "PROFILE_START", "PROFILE_STOP", "MARK"}
+
+
+def _us(ns, t0):
+    return (ns - t0) / 1000.0
+
+
+def _meta(pid, tid, kind, name):
+    e = {"ph": "M", "pid": pid, "tid": tid, "name": kind, "args": {"name": name}}
+    return e
+
+
+def _slices(d, t0, pid):
+    """Run slices: RUNNING entered on pCPU p until the vCPU's next state change."""
+    out, running = [], {}
+    idle = {}
+    for t, arg, vm, vcpu, kind, code, pcpu in d.records:
+        if kind == fmt.REC_EVENT and vm == fmt.VM_NONE:
+            if code == fmt.EV["IDLE_BEGIN"]:
+                idle[pcpu] = t
+            elif code == fmt.EV["IDLE_END"] and pcpu in idle:
+                s = idle.pop(pcpu)
+                out.append(_x(pid, pcpu, "idle", s, t, t0, {}))
+            continue
+        if kind != fmt.REC_STATE or vm != d.vm:
+            continue
+        if vcpu in running:
+            p, s = running.pop(vcpu)
+            out.append(_x(pid, p, f"vm{vm}/vcpu{vcpu}", s, t, t0, {"vm": vm, "vcpu": vcpu}))
+        if code == fmt.RUNNING:
+            running[vcpu] = (pcpu, t)
+    for vcpu, (p, s) in running.items():
+        out.append(_x(pid, p, f"vm{d.vm}/vcpu{vcpu}", s, d.t1, t0, {"vm": d.vm, "vcpu": vcpu}))
+    for p, s in idle.items():
+        out.append(_x(pid, p, "idle", s, d.t1, t0, {}))
+    return out
+
+
+def _x(pid, tid, name, start, end, t0, args):
+    return {"ph": "X", "pid": pid, "tid": tid, "name": name, "cat": "run",
+            "ts": _us(start, t0), "dur": max(0.0, (end - start) / 1000.0), "args": args}
+
+
+def _instants(d, t0, pid):
+    out = []
+    for t, arg, vm, vcpu, kind, code, pcpu in d.records:
+        if kind != fmt.REC_EVENT or vm != d.vm or code >= len(fmt.EVENTS):
+            continue
+        name = fmt.EVENTS[code]
+        if name in INSTANT:
+            out.append({"ph": "i", "s": "t", "pid": pid, "tid": pcpu, "name": name,
+                        "cat": "event", "ts": _us(t, t0),
+                        "args": {"vm": vm, "vcpu": vcpu, "arg": arg}})
+    return out
+
+
+def trace_events(dumps):
+    """One process per dump (named after its VM), one thread (track) per pCPU."""
+    events = []
+    t0 = min((d.t0 for d in dumps), default=0)
+    for pid, d in enumerate(dumps, 1):
+        events.append(_meta(pid, 0, "process_name", f"dump {d.dump_id} VM {d.vm} pCPUs"))
+        for p in range(d.npcpus):
+            events.append(_meta(pid, p, "thread_name", f"pCPU {p}"))
+        events += _slices(d, t0, pid)
+        events += _instants(d, t0, pid)
+    return {"traceEvents": events, "displayTimeUnit": "ns",
+            "otherData": {"source": "vProfile", "t0_ns": t0}}
+
+
+def write(dumps, out):
+    json.dump(trace_events(dumps), out, indent=None, separators=(",", ":"))
+    out.write("\n")
+
+
+PHASES = set("BEXiICbnesftPONDMRc") | set("STpF")  # incl. deprecated async phases
+META_NAMES = {"process_name", "process_labels", "process_sort_index", "thread_name",
+              "thread_sort_index"}
+
+
+def _check_event(i, e, errs):
+    if not isinstance(e, dict):
+        errs.append(f"event {i}: not an object")
+        return
+    ph = e.get("ph")
+    if not isinstance(ph, str) or ph not in PHASES:
+        errs.append(f"event {i}: bad phase {ph!r}")
+        return
+    if not isinstance(e.get("name", ""), str):
+        errs.append(f"event {i}: name must be a string")
+    for k in ("pid", "tid"):
+        if k in e and not isinstance(e[k], (int, str)):
+            errs.append(f"event {i}: {k} must be an integer or string")
+    if ph == "M":
+        if e.get("name") not in META_NAMES or not isinstance(e.get("args"), dict):
+            errs.append(f"event {i}: metadata event needs a known name and args")
+        return
+    if not isinstance(e.get("ts"), (int, float)):
+        errs.append(f"event {i}: ts must be a number")
+    if ph == "X" and (not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0):
+        errs.append(f"event {i}: complete event needs dur >= 0")
+    if ph in "iI" and e.get("s", "t") not in ("g", "p", "t"):
+        errs.append(f"event {i}: instant scope must be g, p or t")
+    if "args" in e and not isinstance(e["args"], dict):
+        errs.append(f"event {i}: args must be an object")
+
+
+def _check_nesting(events, errs):
+    """Complete events on one track must nest or be disjoint (viewers need it)."""
+    tracks = {}
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "X" and isinstance(e.get("ts"), (int, float)):
+            tracks.setdefault((e.get("pid"), e.get("tid")), []).append((e["ts"], e["ts"] + e.get("dur", 0)))
+    eps = 1e-6
+    for key, spans in tracks.items():
+        spans.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for s, t in spans:
+            while stack and stack[-1] <= s + eps:
+                stack.pop()
+            if stack and t > stack[-1] + eps:
+                errs.append(f"track {key}: slice [{s}, {t}] overlaps an earlier one ending at {stack[-1]}")
+                break
+            stack.append(t)
+
+
+def validate(obj):
+    """Return a list of errors (empty when obj is a valid trace-event document)."""
+    errs = []
+    if isinstance(obj, list):
+        events = obj
+    elif isinstance(obj, dict) and isinstance(obj.get("traceEvents"), list):
+        events = obj["traceEvents"]
+        unit = obj.get("displayTimeUnit", "ms")
+        if unit not in ("ms", "ns"):
+            errs.append(f"displayTimeUnit must be ms or ns, not {unit!r}")
+    else:
+        return ["top level must be an array or an object with a traceEvents array"]
+    for i, e in enumerate(events):
+        _check_event(i, e, errs)
+    stacks = {}
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") in ("B", "E"):
+            st = stacks.setdefault((e.get("pid"), e.get("tid")), [])
+            if e["ph"] == "B":
+                st.append(e)
+            elif not st:
+                errs.append(f"E event without B on track {(e.get('pid'), e.get('tid'))}")
+            else:
+                st.pop()
+    _check_nesting(events, errs)
+    return errs

@@ -1,0 +1,67 @@
+"""Plots like seed 001's figures: runtime breakdown bars per vCPU and CPU
+utilisation against fair share per VM. matplotlib is optional: without it
+`available()` is False and the CLI says so instead of failing."""
+from . import analysis
+
+COLOURS = {"compute": "#4c72b0", "spin": "#dd8452", "blocked sync": "#c44e52",
+           "steal": "#8172b3", "idle": "#cccccc"}
+
+
+def available():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def _plt():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def breakdown(dumps, path):
+    plt = _plt()
+    labels, parts = [], {k: [] for k in COLOURS}
+    for d in dumps:
+        for b in analysis.summarize(d).vcpus:
+            t = b.total or 1
+            labels.append(f"d{d.dump_id}\nvm{d.vm}.{b.vcpu}")
+            for k, v in (("compute", b.compute), ("spin", b.spin), ("blocked sync", b.blocked_sync),
+                         ("steal", b.steal), ("idle", b.idle)):
+                parts[k].append(100.0 * v / t)
+    fig, ax = plt.subplots(figsize=(max(4, 0.6 * len(labels) + 2), 4))
+    bottom = [0.0] * len(labels)
+    for k, vals in parts.items():
+        ax.bar(labels, vals, bottom=bottom, label=k, color=COLOURS[k])
+        bottom = [a + b for a, b in zip(bottom, vals)]
+    ax.set_ylabel("% of vCPU time (excluding offline)")
+    ax.set_title("vProfile runtime breakdown")
+    ax.legend(fontsize="small", ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def utilisation(dumps, path, weights=None):
+    """Fair share of VM i: npcpus * w_i / sum(w), capped at its vCPU count."""
+    plt = _plt()
+    vms = sorted({d.vm for d in dumps})
+    weights = weights or {}
+    wsum = sum(weights.get(vm, 1) for vm in vms) or 1
+    latest = {d.vm: d for d in dumps}
+    util = [analysis.utilisation(latest[vm]) for vm in vms]
+    fair = [min(latest[vm].nvcpus, latest[vm].npcpus * weights.get(vm, 1) / wsum) for vm in vms]
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(vms) + 2), 4))
+    xs = range(len(vms))
+    ax.bar([x - 0.2 for x in xs], util, width=0.4, label="utilisation")
+    ax.bar([x + 0.2 for x in xs], fair, width=0.4, label="fair share")
+    ax.set_xticks(list(xs), [f"VM {vm}" for vm in vms])
+    ax.set_ylabel("CPUs")
+    ax.set_title("CPU utilisation vs fair share")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
