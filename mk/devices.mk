@@ -30,3 +30,7 @@ test_acpipm_SRCS := test/unit/test_acpipm.c hv/dev/acpipm.c
 HV_SRCS += hv/dev/pit.c
 UNIT_TESTS += test_pit
 test_pit_SRCS := test/unit/test_pit.c hv/dev/pit.c
+
+HV_SRCS += hv/dev/rtc.c hv/dev/rtc_time.c
+UNIT_TESTS += test_rtc
+test_rtc_SRCS := test/unit/test_rtc.c hv/dev/rtc.c hv/dev/rtc_time.c
