@@ -10,3 +10,6 @@ PMM_SRCS := hv/mm/pmm.c hv/mm/pmm_range.c hv/mm/pmm_alloc.c
 HV_SRCS += $(PMM_SRCS)
 UNIT_TESTS += test_pmm
 test_pmm_SRCS := test/unit/test_pmm.c $(PMM_SRCS) hv/lib/fmt.c
+HV_SRCS += hv/mm/heap.c
+UNIT_TESTS += test_heap
+test_heap_SRCS := test/unit/test_heap.c hv/mm/heap.c $(PMM_SRCS) hv/lib/fmt.c

@@ -8,7 +8,7 @@
 #define PMM_MAX_RANGES   128           /* usable and reserved ranges, each */
 #define PMM_MAX_WINDOWS  8             /* allowed windows below 1 MiB */
 #define PMM_LOW_END      MiB(1)        /* reserved unless a window allows it */
-#define PMM_MAX_PHYS     (1ULL << 40)  /* RAM above 1 TiB is ignored */
+#define PMM_MAX_PHYS     (1ULL << 52)  /* architectural MAXPHYADDR limit */
 
 /* Build phase, before pmm_init(): */
 void pmm_reset(void);
