@@ -34,3 +34,9 @@ test_pit_SRCS := test/unit/test_pit.c hv/dev/pit.c
 HV_SRCS += hv/dev/rtc.c hv/dev/rtc_time.c
 UNIT_TESTS += test_rtc
 test_rtc_SRCS := test/unit/test_rtc.c hv/dev/rtc.c hv/dev/rtc_time.c
+
+HV_SRCS += hv/dev/pcdev.c
+UNIT_TESTS += test_pcdev
+test_pcdev_SRCS := test/unit/test_pcdev.c hv/dev/pcdev.c hv/dev/uart.c hv/dev/debugexit.c \
+	hv/dev/fwcfg.c hv/dev/pci_absent.c hv/dev/pit.c hv/dev/rtc.c hv/dev/rtc_time.c \
+	hv/dev/acpipm.c
