@@ -140,6 +140,12 @@ void vprof_event(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, st
 		vprof_idle(pcpu, ev == VPE_IDLE_BEGIN, now);
 		return;
 	}
+	/* pCPU-level events (e.g. a co-scheduling signal): timeline only. */
+	if (vm == VPROF_VM_NONE && (int)ev > 0 && (int)ev < VPE_NEVENTS) {
+		if (READ_ONCE(vp_g.nactive))
+			vp_record(pcpu, vm, VPROF_VM_NONE, VPR_EVENT, (uint8_t)ev, arg, now);
+		return;
+	}
 	if (!a || (int)ev <= 0 || (int)ev >= VPE_NEVENTS) {
 		vp_bad_id();
 		return;

@@ -132,6 +132,12 @@ START_TEST(test_events_and_bad_ids)
 	vprof_state(0, 1, 0, VP_NSTATES, 40);
 	vprof_event(7, 1, 0, VPE_WAKE, 40, 0);      /* pCPU 7 does not exist */
 	ck_assert_uint_eq(vprof_bad_ids(), 6);
+	struct vprof_pcpu_stats p0, p1;
+	vprof_pcpu_stats_get(0, &p0);
+	vprof_event(0, VPROF_VM_NONE, VPROF_VM_NONE, VPE_COSCHED_SIGNAL, 45, 3);
+	vprof_pcpu_stats_get(0, &p1);
+	ck_assert_uint_eq(p1.recorded, p0.recorded + 1);   /* pCPU-level: not a bad id */
+	ck_assert_uint_eq(vprof_bad_ids(), 6);
 	struct vprof_vcpu_stats s = stats(1, 0, 50);
 	ck_assert_uint_eq(s.events[VPE_YIELD], 1);
 	ck_assert_uint_eq(s.events[VPE_PREEMPT], 2);
