@@ -1,0 +1,550 @@
+/* Unit tests for hv/dev/vlapic.c: registers, priority, EOI, timer, ICR, x2APIC. */
+#include <check.h>
+#include <string.h>
+#include "dev/vlapic.h"
+#include "errno.h"
+
+static uint32_t page[1024] __attribute__((aligned(4096)));
+static struct vlapic L;
+static struct {
+	stime_t now;
+	int kicks, starts, ipis, eois;
+	int start_vec;
+	uint8_t eoi_vec;
+	struct apic_msg ipi;
+} F;
+
+static void f_ipi(void *c, struct vlapic *src, const struct apic_msg *m) { F.ipis++; F.ipi = *m; }
+static void f_eoi(void *c, uint8_t v) { F.eois++; F.eoi_vec = v; }
+static stime_t f_tsc(void *c, uint64_t tsc) { return (stime_t)(tsc / 2); }  /* 2 GHz TSC */
+static void f_kick(void *c, unsigned v) { F.kicks++; }
+static void f_start(void *c, unsigned v, int vec) { F.starts++; F.start_vec = vec; }
+static stime_t f_now(void *c) { return F.now; }
+static const struct vlapic_ops ops = { f_ipi, f_eoi, f_tsc, f_kick, f_start, f_now, NULL };
+
+static void setup_vcpu(unsigned vcpu)
+{
+	memset(&F, 0, sizeof(F));
+	F.now = 1000;
+	vlapic_init(&L, page, vcpu, &ops);
+}
+
+static void setup(void) { setup_vcpu(0); }
+
+static uint32_t rd(unsigned off)
+{
+	uint32_t v = 0xdeadbeef;
+	ck_assert_int_eq(vlapic_mmio_read(&L, off, 4, &v), 0);
+	return v;
+}
+
+static void wr(unsigned off, uint32_t v)
+{
+	ck_assert_int_eq(vlapic_mmio_write(&L, off, 4, v), 0);
+}
+
+static void enable(void) { wr(APIC_SVR, 0x1ff); }
+
+static struct apic_msg fixed(uint8_t v, bool level)
+{
+	return (struct apic_msg){ .vector = v, .mode = APIC_DM_FIXED, .level_trig = level,
+				  .assert = true };
+}
+
+static void accept(uint8_t v, bool level)
+{
+	struct apic_msg m = fixed(v, level);
+	vlapic_accept_msg(&L, &m);
+}
+
+START_TEST(test_reset_state)
+{
+	setup_vcpu(3);
+	ck_assert_uint_eq(rd(APIC_ID), 3u << 24);
+	ck_assert_uint_eq(rd(APIC_VERSION), VLAPIC_VERSION);
+	ck_assert_uint_eq(rd(APIC_SVR), 0xff);
+	ck_assert_uint_eq(rd(APIC_DFR), 0xffffffffu);
+	for (unsigned o = APIC_LVT_TIMER; o <= APIC_LVT_ERROR; o += 16)
+		ck_assert_uint_eq(rd(o), APIC_LVT_MASKED);
+	ck_assert(!(L.apic_base & APIC_BASE_BSP));
+	ck_assert_uint_eq(L.apic_base & APIC_BASE_ADDR, 0xfee00000u);
+	ck_assert(L.sipi_armed);
+	setup_vcpu(0);
+	ck_assert(L.apic_base & APIC_BASE_BSP);
+	ck_assert(!L.sipi_armed);
+	ck_assert(vlapic_hw_enabled(&L) && !vlapic_sw_enabled(&L));
+}
+END_TEST
+
+START_TEST(test_sw_disable_drops_fixed)
+{
+	setup();
+	accept(0x40, false);
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	ck_assert(!vlapic_vec_test(&L, APIC_IRR, 0x40));
+	enable();
+	accept(0x40, false);
+	ck_assert_int_eq(vlapic_pending(&L), 0x40);
+	ck_assert_int_eq(F.kicks, 1);
+	/* software disable masks LVTs and they stay masked */
+	wr(APIC_LVT_LINT0, 0x700);
+	ck_assert_uint_eq(rd(APIC_LVT_LINT0), 0x700);
+	wr(APIC_SVR, 0xff);
+	ck_assert(rd(APIC_LVT_LINT0) & APIC_LVT_MASKED);
+	wr(APIC_LVT_LINT0, 0x700);
+	ck_assert(rd(APIC_LVT_LINT0) & APIC_LVT_MASKED);
+}
+END_TEST
+
+START_TEST(test_priority_rules)
+{
+	setup();
+	enable();
+	accept(0x31, false);
+	accept(0x52, false);
+	ck_assert_int_eq(vlapic_pending(&L), 0x52);
+	ck_assert_int_eq(vlapic_ack(&L, 0x52), 0);
+	ck_assert(vlapic_vec_test(&L, APIC_ISR, 0x52));
+	ck_assert(!vlapic_vec_test(&L, APIC_IRR, 0x52));
+	ck_assert_uint_eq(rd(APIC_PPR), 0x50);
+	accept(0x5f, false);                     /* same class as in service: blocked */
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	accept(0x61, false);
+	ck_assert_int_eq(vlapic_pending(&L), 0x61);
+	wr(APIC_TPR, 0x70);                      /* TPR above: nothing deliverable */
+	ck_assert_uint_eq(rd(APIC_PPR), 0x70);
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	ck_assert_uint_eq(vlapic_tpr_threshold(&L), 6);
+	wr(APIC_TPR, 0x35);                      /* TPR below ISR class: PPR = ISRV class */
+	ck_assert_uint_eq(rd(APIC_PPR), 0x50);
+	wr(APIC_EOI, 0);
+	ck_assert(!vlapic_vec_test(&L, APIC_ISR, 0x52));
+	ck_assert_uint_eq(rd(APIC_PPR), 0x35);
+	ck_assert_int_eq(vlapic_pending(&L), 0x61);
+	ck_assert_int_eq(vlapic_ack(&L, 0x61), 0);
+	ck_assert_int_eq(vlapic_pending(&L), -1);   /* 0x5f below in-service 0x61 */
+	wr(APIC_EOI, 0);
+	ck_assert_int_eq(vlapic_pending(&L), 0x5f);
+	wr(APIC_TPR, 0x5f);                      /* TPR class 5 blocks class 5 */
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	ck_assert_int_eq(vlapic_ack(&L, 0x99), -EINVAL);
+	ck_assert_int_eq(F.eois, 0);
+}
+END_TEST
+
+START_TEST(test_eoi_level_broadcast)
+{
+	setup();
+	enable();
+	accept(0x40, true);
+	accept(0x80, false);
+	ck_assert(vlapic_vec_test(&L, APIC_TMR, 0x40));
+	ck_assert(!vlapic_vec_test(&L, APIC_TMR, 0x80));
+	ck_assert_int_eq(vlapic_ack(&L, 0x80), 0);
+	wr(APIC_EOI, 0);
+	ck_assert_int_eq(F.eois, 0);             /* edge: no broadcast */
+	ck_assert_int_eq(vlapic_ack(&L, 0x40), 0);
+	wr(APIC_EOI, 0);
+	ck_assert_int_eq(F.eois, 1);
+	ck_assert_uint_eq(F.eoi_vec, 0x40);
+	wr(APIC_EOI, 0);                         /* nothing in service: no-op */
+	ck_assert_int_eq(F.eois, 1);
+}
+END_TEST
+
+START_TEST(test_esr_and_error_lvt)
+{
+	setup();
+	enable();
+	wr(APIC_LVT_ERROR, 0xfe);
+	accept(0x05, false);                     /* illegal vector */
+	ck_assert_uint_eq(rd(APIC_ESR), 0);      /* not latched yet */
+	wr(APIC_ESR, 0);
+	ck_assert_uint_eq(rd(APIC_ESR), APIC_ESR_RECV_ILLEGAL);
+	ck_assert_int_eq(vlapic_pending(&L), 0xfe);
+	wr(APIC_ICR_LO, 0x00000003);             /* send illegal vector */
+	ck_assert_int_eq(F.ipis, 0);
+	wr(APIC_ESR, 0);
+	ck_assert_uint_eq(rd(APIC_ESR), APIC_ESR_SEND_ILLEGAL);
+	wr(APIC_ESR, 0);
+	ck_assert_uint_eq(rd(APIC_ESR), 0);
+	/* an illegal error vector does not recurse forever */
+	wr(APIC_LVT_ERROR, 0x02);
+	accept(0x01, false);
+	wr(APIC_ESR, 0);
+	ck_assert_uint_eq(rd(APIC_ESR), APIC_ESR_RECV_ILLEGAL);
+}
+END_TEST
+
+START_TEST(test_mmio_forms)
+{
+	uint32_t v;
+
+	setup_vcpu(0x12);
+	ck_assert_int_eq(vlapic_mmio_read(&L, APIC_ID + 3, 1, &v), 0);
+	ck_assert_uint_eq(v, 0x12);
+	ck_assert_int_eq(vlapic_mmio_read(&L, APIC_ID + 2, 4, &v), -EINVAL);
+	ck_assert_int_eq(vlapic_mmio_write(&L, APIC_TPR, 2, 1), -EINVAL);
+	ck_assert_int_eq(vlapic_mmio_read(&L, 0x1000, 4, &v), -EINVAL);
+	ck_assert_uint_eq(rd(0x3c0), 0);         /* reserved reads 0 */
+	wr(APIC_VERSION, 0);                      /* read-only: ignored */
+	ck_assert_uint_eq(rd(APIC_VERSION), VLAPIC_VERSION);
+	wr(APIC_LDR, 0x12345678);
+	ck_assert_uint_eq(rd(APIC_LDR), 0x12000000);
+	wr(APIC_DFR, 0x0);
+	ck_assert_uint_eq(rd(APIC_DFR), 0x0fffffff);
+	wr(APIC_ICR_LO, 0x000040f1 | BIT(12));
+	ck_assert_uint_eq(rd(APIC_ICR_LO) & BIT(12), 0);   /* delivery status idle */
+}
+END_TEST
+
+START_TEST(test_timer_oneshot)
+{
+	setup();
+	enable();
+	wr(APIC_TDCR, 0x0);                       /* divide by 2 */
+	wr(APIC_LVT_TIMER, 0x41);
+	wr(APIC_TMICT, 1000);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 2000);
+	F.now = 2000;
+	ck_assert_uint_eq(rd(APIC_TMCCT), 500);
+	vlapic_timer_advance(&L, 2999);
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	vlapic_timer_advance(&L, 3000);
+	ck_assert_int_eq(vlapic_pending(&L), 0x41);
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	F.now = 5000;
+	ck_assert_uint_eq(rd(APIC_TMCCT), 0);
+	ck_assert_uint_eq(rd(APIC_TMICT), 1000);
+	wr(APIC_TDCR, 0xb);                       /* divide by 1 */
+	wr(APIC_TMICT, 10);
+	ck_assert_int_eq(vlapic_timer_next(&L), 5010);
+	wr(APIC_TMICT, 0);                        /* zero stops */
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	wr(APIC_TDCR, 0xa);                       /* divide by 128 */
+	wr(APIC_TMICT, 3);
+	ck_assert_int_eq(vlapic_timer_next(&L), 5000 + 384);
+}
+END_TEST
+
+START_TEST(test_timer_periodic_and_masked)
+{
+	setup();
+	enable();
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, BIT(17) | 0x42);
+	wr(APIC_TMICT, 100);
+	vlapic_timer_advance(&L, 1100);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1200);
+	ck_assert_int_eq(vlapic_ack(&L, 0x42), 0);
+	wr(APIC_EOI, 0);
+	vlapic_timer_advance(&L, 1450);           /* 3.5 periods late: one interrupt */
+	ck_assert_int_eq(vlapic_timer_next(&L), 1500);
+	ck_assert_uint_eq(L.timer_fired, 2);
+	ck_assert_int_eq(vlapic_pending(&L), 0x42);
+	F.now = 1475;
+	ck_assert_uint_eq(rd(APIC_TMCCT), 25);
+	ck_assert_int_eq(vlapic_ack(&L, 0x42), 0);
+	wr(APIC_EOI, 0);
+	wr(APIC_LVT_TIMER, BIT(17) | APIC_LVT_MASKED | 0x42);
+	vlapic_timer_advance(&L, 1500);           /* masked: counts but no interrupt */
+	ck_assert_uint_eq(L.timer_fired, 3);
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1600);
+}
+END_TEST
+
+START_TEST(test_timer_tsc_deadline)
+{
+	uint64_t v;
+
+	setup();
+	enable();
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 100000), 0);
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);   /* ignored in one-shot mode */
+	wr(APIC_TMICT, 500);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 1000);
+	wr(APIC_LVT_TIMER, (2u << 17) | 0x43);    /* mode change disarms */
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	ck_assert_uint_eq(rd(APIC_TMICT), 0);
+	wr(APIC_TMICT, 500);                      /* ignored in TSC-deadline mode */
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 100000), 0);
+	ck_assert_int_eq(vlapic_timer_next(&L), 50000);         /* 2 GHz TSC */
+	ck_assert_int_eq(vlapic_msr_read(&L, MSR_IA32_TSC_DEADLINE, &v), 0);
+	ck_assert_uint_eq(v, 100000);
+	vlapic_timer_advance(&L, 50000);
+	ck_assert_int_eq(vlapic_pending(&L), 0x43);
+	ck_assert_int_eq(vlapic_msr_read(&L, MSR_IA32_TSC_DEADLINE, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(vlapic_ack(&L, 0x43), 0);
+	F.now = 60000;                            /* a past deadline fires at once */
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 2), 0);
+	ck_assert(vlapic_vec_test(&L, APIC_IRR, 0x43));
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 200000), 0);
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 0), 0);   /* disarm */
+	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+}
+END_TEST
+
+START_TEST(test_icr_decode_xapic)
+{
+	setup_vcpu(1);
+	enable();
+	wr(APIC_ICR_HI, 0x03000000);
+	wr(APIC_ICR_LO, 0x000008f1);              /* fixed, logical, vector 0xf1 */
+	ck_assert_int_eq(F.ipis, 1);
+	ck_assert_uint_eq(F.ipi.dest, 3);
+	ck_assert_uint_eq(F.ipi.vector, 0xf1);
+	ck_assert(F.ipi.logical && !F.ipi.x2apic_dest);
+	ck_assert_uint_eq(F.ipi.mode, APIC_DM_FIXED);
+	wr(APIC_ICR_LO, 0x000c4400);              /* NMI to all excluding self */
+	ck_assert_uint_eq(F.ipi.shorthand, APIC_SH_OTHERS);
+	ck_assert_uint_eq(F.ipi.mode, APIC_DM_NMI);
+	wr(APIC_ICR_LO, 0x0000c500);              /* INIT level assert */
+	ck_assert_int_eq(F.ipis, 3);
+	ck_assert_uint_eq(F.ipi.mode, APIC_DM_INIT);
+	wr(APIC_ICR_LO, 0x00008500);              /* INIT level de-assert: nothing sent */
+	ck_assert_int_eq(F.ipis, 3);
+	wr(APIC_ICR_LO, 0x00000699);              /* SIPI vector 0x99 */
+	ck_assert_int_eq(F.ipis, 4);
+	ck_assert_uint_eq(F.ipi.vector, 0x99);
+	ck_assert_uint_eq(F.ipi.mode, APIC_DM_SIPI);
+}
+END_TEST
+
+START_TEST(test_init_sipi_accept)
+{
+	struct apic_msg init = { .mode = APIC_DM_INIT, .assert = true, .level_trig = true };
+	struct apic_msg deassert = { .mode = APIC_DM_INIT, .level_trig = true };
+	struct apic_msg sipi = { .mode = APIC_DM_SIPI, .vector = 0x9a };
+
+	setup();                                  /* the BSP is not waiting for SIPI */
+	vlapic_accept_msg(&L, &sipi);
+	ck_assert_int_eq(F.starts, 0);
+	setup_vcpu(2);
+	enable();
+	wr(APIC_TPR, 0x20);
+	accept(0x50, false);
+	vlapic_accept_msg(&L, &init);
+	ck_assert_int_eq(F.starts, 1);
+	ck_assert_int_eq(F.start_vec, -1);
+	ck_assert_uint_eq(rd(APIC_SVR), 0xff);   /* INIT reset the registers ... */
+	ck_assert_uint_eq(rd(APIC_TPR), 0);
+	ck_assert(!vlapic_vec_test(&L, APIC_IRR, 0x50));
+	ck_assert_uint_eq(rd(APIC_ID), 2u << 24);   /* ... but not the ID */
+	vlapic_accept_msg(&L, &deassert);
+	ck_assert_int_eq(F.starts, 1);
+	vlapic_accept_msg(&L, &sipi);
+	ck_assert_int_eq(F.starts, 2);
+	ck_assert_int_eq(F.start_vec, 0x9a);
+	vlapic_accept_msg(&L, &sipi);             /* second SIPI: already running */
+	ck_assert_int_eq(F.starts, 2);
+}
+END_TEST
+
+START_TEST(test_match_dest)
+{
+	struct apic_msg m = { .dest = 4 };
+
+	setup_vcpu(4);
+	ck_assert(vlapic_match_dest(&L, &m));
+	m.dest = 5;
+	ck_assert(!vlapic_match_dest(&L, &m));
+	m.dest = 0xff;                            /* broadcast */
+	ck_assert(vlapic_match_dest(&L, &m));
+	wr(APIC_LDR, 0x24000000);                 /* flat: bits 2 and 5 */
+	m.logical = true;
+	m.dest = 0x20;
+	ck_assert(vlapic_match_dest(&L, &m));
+	m.dest = 0x41;
+	ck_assert(!vlapic_match_dest(&L, &m));
+	wr(APIC_DFR, 0x0fffffff);                 /* cluster: cluster 2, member bit 2 */
+	m.dest = 0x24;
+	ck_assert(vlapic_match_dest(&L, &m));
+	m.dest = 0x14;
+	ck_assert(!vlapic_match_dest(&L, &m));
+	m.dest = 0x2b;
+	ck_assert(!vlapic_match_dest(&L, &m));
+	/* x2APIC: ID 4 -> logical cluster 0, bit 4 */
+	ck_assert_int_eq(vlapic_base_write(&L, 0xfee00000 | APIC_BASE_EN | APIC_BASE_EXTD), 0);
+	m = (struct apic_msg){ .dest = 4, .x2apic_dest = true };
+	ck_assert(vlapic_match_dest(&L, &m));
+	m.logical = true;
+	m.dest = 0x00000010;
+	ck_assert(vlapic_match_dest(&L, &m));
+	m.dest = 0x00010010;
+	ck_assert(!vlapic_match_dest(&L, &m));
+	m.dest = 0xffffffff;
+	ck_assert(vlapic_match_dest(&L, &m));
+	ck_assert_int_eq(vlapic_base_write(&L, 0xfee00000), 0);
+	ck_assert(!vlapic_match_dest(&L, &m));    /* disabled APIC matches nothing */
+}
+END_TEST
+
+START_TEST(test_apic_base_transitions)
+{
+	uint64_t v;
+	const uint64_t base = 0xfee00000;
+
+	setup_vcpu(5);
+	enable();
+	accept(0x70, false);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EXTD), -EINVAL);  /* EN=0 EXTD=1 */
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN | BIT(9)), -EINVAL);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN | APIC_BASE_EXTD), 0);
+	ck_assert_uint_eq(L.mode, VLAPIC_X2APIC);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x802, &v), 0);
+	ck_assert_uint_eq(v, 5);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x80d, &v), 0);
+	ck_assert_uint_eq(v, 0x20);               /* cluster 0, bit 5 */
+	ck_assert(vlapic_vec_test(&L, APIC_IRR, 0x70));   /* state kept into x2APIC */
+	ck_assert_int_eq(vlapic_mmio_read(&L, APIC_ID, 4, (uint32_t *)&v), -ENOENT);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN), -EINVAL);   /* x2 -> x */
+	ck_assert_int_eq(vlapic_base_write(&L, base), 0);                       /* disable */
+	ck_assert(!vlapic_hw_enabled(&L));
+	ck_assert_int_eq(vlapic_pending(&L), -1);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN | APIC_BASE_EXTD), -EINVAL);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN), 0);        /* re-enable */
+	ck_assert_uint_eq(rd(APIC_ID), 5u << 24);
+	ck_assert_uint_eq(rd(APIC_SVR), 0xff);    /* power-up state */
+	ck_assert(!vlapic_vec_test(&L, APIC_IRR, 0x70));
+	ck_assert_int_eq(vlapic_msr_read(&L, MSR_IA32_APIC_BASE, &v), 0);
+	ck_assert_uint_eq(v, base | APIC_BASE_EN);
+	/* xAPIC disable -> enable also resets */
+	enable();
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_APIC_BASE, base), 0);
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_APIC_BASE, base | APIC_BASE_EN), 0);
+	ck_assert_uint_eq(rd(APIC_SVR), 0xff);
+	/* BSP flag is not writable */
+	setup_vcpu(0);
+	ck_assert_int_eq(vlapic_base_write(&L, base | APIC_BASE_EN), 0);
+	ck_assert(L.apic_base & APIC_BASE_BSP);
+}
+END_TEST
+
+START_TEST(test_x2apic_msrs)
+{
+	uint64_t v;
+
+	setup_vcpu(7);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x802, &v), -EINVAL);   /* not in x2APIC mode */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x10, &v), -ENOENT);
+	ck_assert_int_eq(vlapic_base_write(&L, 0xfee00000 | APIC_BASE_EN | APIC_BASE_EXTD), 0);
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x80f, 0x1ff), 0);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x803, &v), 0);
+	ck_assert_uint_eq(v, VLAPIC_VERSION);
+	/* #GP cases */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x80b, &v), -EINVAL);    /* EOI write-only */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x83f, &v), -EINVAL);    /* SELF IPI write-only */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x80e, &v), -EINVAL);    /* no DFR */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x831, &v), -EINVAL);    /* no ICR high */
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x82f, &v), -EINVAL);    /* no CMCI */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x802, 1), -EINVAL);    /* ID read-only */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x80d, 1), -EINVAL);    /* LDR read-only */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x839, 1), -EINVAL);    /* current count */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x828, 1), -EINVAL);    /* ESR non-zero */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x80b, 1), -EINVAL);    /* EOI non-zero */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x808, 0x100), -EINVAL);  /* TPR reserved */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x832, 1ULL << 32), -EINVAL);
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x83e, 0x4), -EINVAL);  /* TDCR reserved */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x830, BIT(13)), -EINVAL);
+	/* ordinary use */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x808, 0x20), 0);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x80a, &v), 0);
+	ck_assert_uint_eq(v, 0x20);
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x83f, 0x55), 0);       /* SELF IPI */
+	ck_assert_int_eq(vlapic_pending(&L), 0x55);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x822, &v), 0);          /* IRR word 2 */
+	ck_assert_uint_eq(v, 1u << (0x55 - 64));
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x830, 0x0000012300000831ULL), 0);
+	ck_assert_int_eq(F.ipis, 1);
+	ck_assert_uint_eq(F.ipi.dest, 0x123);
+	ck_assert(F.ipi.x2apic_dest && F.ipi.logical);
+	ck_assert_uint_eq(F.ipi.vector, 0x31);
+	ck_assert_int_eq(vlapic_msr_read(&L, 0x830, &v), 0);
+	ck_assert_uint_eq(v, 0x0000012300000831ULL);
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x80b, 0), 0);          /* EOI */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x828, 0), 0);          /* ESR */
+	ck_assert_int_eq(vlapic_msr_write(&L, 0x838, 10), 0);         /* initial count */
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 20);
+}
+END_TEST
+
+START_TEST(test_apicv_helpers)
+{
+	setup();
+	enable();
+	accept(0x61, false);
+	accept(0x45, true);
+	ck_assert_uint_eq(vlapic_intr_status(&L), 0x0061);
+	ck_assert_int_eq(vlapic_ack(&L, 0x45), 0);
+	ck_assert_uint_eq(vlapic_intr_status(&L), 0x4561);
+	/* EOI virtualization: the CPU clears VISR, then the EOI-induced exit */
+	page[(APIC_ISR + 0x40 / 32 * 16) / 4] &= ~(1u << (0x45 & 31));
+	vlapic_eoi_exit(&L, 0x45);
+	ck_assert_int_eq(F.eois, 1);
+	ck_assert_uint_eq(F.eoi_vec, 0x45);
+	/* APIC-write exit: the CPU already stored the value */
+	page[APIC_ICR_HI / 4] = 0x02000000;
+	page[APIC_ICR_LO / 4] = 0x000000a1;
+	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_ICR_LO), 0);
+	ck_assert_int_eq(F.ipis, 1);
+	ck_assert_uint_eq(F.ipi.dest, 2);
+	ck_assert_uint_eq(F.ipi.vector, 0xa1);
+	page[APIC_LVT_TIMER / 4] = 0x30;
+	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_LVT_TIMER), 0);
+	page[APIC_TMICT / 4] = 7;
+	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_TMICT), 0);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 14);
+	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_ISR), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_nmi_and_lvt_lint)
+{
+	struct apic_msg nmi = { .mode = APIC_DM_NMI };
+
+	setup();
+	ck_assert(!vlapic_nmi_take(&L));
+	vlapic_accept_msg(&L, &nmi);
+	ck_assert(vlapic_nmi_take(&L));
+	ck_assert(!vlapic_nmi_take(&L));
+	ck_assert(!vlapic_accepts_extint(&L));
+	enable();
+	wr(APIC_LVT_LINT0, 0x700);
+	ck_assert(vlapic_accepts_extint(&L));
+	wr(APIC_LVT_LINT0, 0x10700);
+	ck_assert(!vlapic_accepts_extint(&L));
+	ck_assert_int_eq(vlapic_base_write(&L, 0xfee00000), 0);
+	ck_assert(vlapic_accepts_extint(&L));     /* disabled APIC: LINT0 is INTR */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vlapic");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_reset_state);
+	tcase_add_test(tc, test_sw_disable_drops_fixed);
+	tcase_add_test(tc, test_priority_rules);
+	tcase_add_test(tc, test_eoi_level_broadcast);
+	tcase_add_test(tc, test_esr_and_error_lvt);
+	tcase_add_test(tc, test_mmio_forms);
+	tcase_add_test(tc, test_timer_oneshot);
+	tcase_add_test(tc, test_timer_periodic_and_masked);
+	tcase_add_test(tc, test_timer_tsc_deadline);
+	tcase_add_test(tc, test_icr_decode_xapic);
+	tcase_add_test(tc, test_init_sipi_accept);
+	tcase_add_test(tc, test_match_dest);
+	tcase_add_test(tc, test_apic_base_transitions);
+	tcase_add_test(tc, test_x2apic_msrs);
+	tcase_add_test(tc, test_apicv_helpers);
+	tcase_add_test(tc, test_nmi_and_lvt_lint);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? 1 : 0;
+}
