@@ -72,6 +72,7 @@ $(GUEST_OUT)/%-64.bin: $(GUEST_OUT)/obj64/$(GUEST_DIR)/tests/%.o $(GUEST_OUT)/ob
 guest-images: $(GUEST_IMAGES)
 
 # Bare QEMU (TCG, no hypervisor) run of every image; see docs/guest-tests.md.
+TEST_TARGETS += test-guest-bare
 test-guest-bare: guest-images
 	@$(PYTHON) $(GUEST_DIR)/tests/run_bare.py $(GUEST_OUT)
 
