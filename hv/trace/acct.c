@@ -51,6 +51,7 @@ static void acct_spin_begin(struct vp_acct *a, uint64_t det, bool on, stime_t no
 		return;
 	}
 	a->s.spinning = 1;
+	a->spin_det = (uint8_t)(det < VPS_NDETECTORS ? det : VPS_UNKNOWN);
 	a->spin_since = now;
 	if (on)
 		a->s.spin_begins[det < VPS_NDETECTORS ? det : VPS_UNKNOWN]++;
@@ -66,6 +67,8 @@ void vp_acct_event(struct vp_acct *a, enum vp_event ev, uint64_t arg, bool on, s
 		acct_spin_end(a, on, now);
 	else if (ev == VPE_SPIN_END && on)
 		a->s.anomalies++;
+	else if (ev == VPE_PLE)
+		vp_spin_ple(a, on, now);
 }
 
 /* Fold the open intervals into the totals (profile stop). */

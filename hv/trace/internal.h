@@ -11,6 +11,8 @@ struct vp_acct {
 	struct vprof_vcpu_stats s;
 	stime_t since;        /* start of the current state interval */
 	stime_t spin_since;   /* start of the current spinning interval */
+	stime_t ple_until;    /* end of the last PLE spin credit (spin.c) */
+	uint8_t spin_det;     /* detector that opened the current interval */
 };
 
 struct vp_vm {
@@ -53,6 +55,12 @@ void vp_acct_reset(struct vp_acct *a, stime_t now);
 void vp_acct_state(struct vp_acct *a, enum vp_state to, bool on, stime_t now);
 void vp_acct_event(struct vp_acct *a, enum vp_event ev, uint64_t arg, bool on, stime_t now);
 void vp_acct_close(struct vp_acct *a, stime_t now);
+
+/* spin.c: detectors feeding the spinning sub-state (VM lock held). */
+void vp_spin_ple(struct vp_acct *a, bool on, stime_t now);
+void vp_spin_pmu(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_acct *a,
+		 const struct vprof_pmu_sample *s, stime_t now);
+void vp_spin_reset(void);
 
 /* dedicated.c: overlap of dedicated periods with a profile (VM lock held). */
 void vp_ded_attach(struct vp_vm *v, uint16_t vm, stime_t now);

@@ -56,6 +56,7 @@ int vprof_init(unsigned npcpus, void *mem, size_t len)
 		per = UINT32_MAX;
 	memset(&vp_g, 0, sizeof(vp_g));
 	vp_ded_reset();
+	vp_spin_reset();
 	vp_g.npcpus = npcpus;
 	for (unsigned v = 0; v < VPROF_MAX_VMS; v++)
 		for (unsigned c = 0; c < VPROF_MAX_VCPUS; c++)
@@ -192,6 +193,7 @@ static void vprof_pmu_fold(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_
 		a->s.pmu[c] += s->delta[c];
 		vp_record(pcpu, vm, vcpu, VPR_PMU, (uint8_t)c, s->delta[c], now);
 	}
+	vp_spin_pmu(pcpu, vm, vcpu, a, s, now);
 }
 
 void vprof_pmu_add(unsigned pcpu, uint16_t vm, uint16_t vcpu,

@@ -74,6 +74,21 @@ struct vprof_pmu_sample {
 	uint64_t delta[VPMU_NCOUNTERS]; /* counts since the previous sample */
 };
 
+/* Spinning detectors (spin.c, seed 001 §2.1).
+ * PLE: a PAUSE-loop exit proves the vCPU spun for about the PLE window; with
+ * the window set (ns; 0 = off, the default) each VPE_PLE credits that much
+ * spinning, never before the vCPU started running nor twice for one span.
+ * PMU: a sample with a high branch-per-instruction ratio and a low branch miss
+ * rate (the heuristic of seed 001's ref. [25]) opens a spinning interval, the
+ * next sample that fails it closes it. Thresholds in thousandths; a bpi of 0
+ * turns it off. Defaults: bpi >= 250, misses <= 10 per 1000 branches,
+ * at least 10000 instructions in the sample. */
+void vprof_spin_set_ple(uint64_t ple_window_ns);
+void vprof_spin_set_pmu(uint32_t bpi_min_permille, uint32_t miss_max_permille,
+			uint64_t min_instructions);
+/* 1 spinning, 0 not, -1 cannot tell (a needed counter is absent). */
+int vprof_spin_pmu_verdict(const struct vprof_pmu_sample *s);
+
 /* Why a dump was written (carried in the BEGIN frame). */
 enum vp_dump_reason { VPD_STOP = 1, VPD_VM_END, VPD_SHUTDOWN, VPD_KEY };
 
