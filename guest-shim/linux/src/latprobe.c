@@ -1,0 +1,61 @@
+/* latprobe: an I/O-style latency probe. One thread sleeps until absolute
+ * deadlines PERIOD_US apart and records how late it woke (timer interrupt ->
+ * vCPU scheduled -> thread running). Prints the delay percentiles; a balloon or
+ * co-scheduling policy that delays a blocked vCPU's wake-up shows up here. */
+#include "wl.h"
+#include <errno.h>
+
+#define USAGE "latprobe PERIOD_US COUNT"
+#define MAX_SAMPLES 1000000u
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(const uint64_t *v, uint64_t n, unsigned p)
+{
+	uint64_t i = (n * p + 99) / 100;
+	return v[i ? i - 1 : 0];
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t period, n, sum = 0, *d, next;
+	struct timespec ts;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s\n", USAGE);
+		return 2;
+	}
+	period = wl_arg_u64(argv[1], "period", USAGE) * 1000ull;
+	n = wl_arg_u64(argv[2], "count", USAGE);
+	if (n < 1 || n > MAX_SAMPLES || period < 1000) {
+		fprintf(stderr, "count 1..%u, period >= 1 us\n", MAX_SAMPLES);
+		return 2;
+	}
+	d = calloc(n, sizeof(*d));
+	if (!d)
+		return 1;
+	next = wl_now_ns() + period;
+	for (uint64_t i = 0; i < n; i++, next += period) {
+		ts.tv_sec = (time_t)(next / 1000000000ull);
+		ts.tv_nsec = (long)(next % 1000000000ull);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		d[i] = wl_now_ns() - next;
+		sum += d[i];
+		if (d[i] > period)  /* overran: restart the schedule from now */
+			next = wl_now_ns();
+	}
+	qsort(d, n, sizeof(*d), u64_cmp);
+	printf("RESULT latprobe period_us=%llu count=%llu min_ns=%llu p50_ns=%llu p90_ns=%llu "
+	       "p99_ns=%llu max_ns=%llu mean_ns=%llu\n", (unsigned long long)(period / 1000),
+	       (unsigned long long)n, (unsigned long long)d[0],
+	       (unsigned long long)pct(d, n, 50), (unsigned long long)pct(d, n, 90),
+	       (unsigned long long)pct(d, n, 99), (unsigned long long)d[n - 1],
+	       (unsigned long long)(sum / n));
+	free(d);
+	return 0;
+}
