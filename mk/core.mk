@@ -13,3 +13,7 @@ test_pmm_SRCS := test/unit/test_pmm.c $(PMM_SRCS) hv/lib/fmt.c
 HV_SRCS += hv/mm/heap.c
 UNIT_TESTS += test_heap
 test_heap_SRCS := test/unit/test_heap.c hv/mm/heap.c $(PMM_SRCS) hv/lib/fmt.c
+PLATFORM_SRCS := hv/arch/x86/acpi.c hv/arch/x86/mptable.c
+HV_SRCS += $(PLATFORM_SRCS)
+UNIT_TESTS += test_acpi
+test_acpi_SRCS := test/unit/test_acpi.c $(PLATFORM_SRCS) hv/lib/fmt.c
