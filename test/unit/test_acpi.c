@@ -6,7 +6,36 @@
 #include "errno.h"
 #include "log.h"
 #include "shim.h"
-#include "acpi_fake.h"
+
+/* Fabricated physical memory: the first 2 MiB live in a host buffer. */
+#define FAKE_MEM (2u << 20)
+static uint8_t *fake;
+
+static const void *fake_map(paddr_t pa, size_t len)
+{
+	if (pa >= FAKE_MEM || len > FAKE_MEM - pa)
+		return NULL;
+	return fake + pa;
+}
+
+static void fake_reset(void)
+{
+	static uint8_t mem[FAKE_MEM] __attribute__((aligned(4096)));
+
+	fake = mem;
+	memset(fake, 0, FAKE_MEM);
+	acpi_phys_map = fake_map;
+}
+
+static void fake_fix_checksum(uint32_t pa, uint32_t len, uint32_t sum_off)
+{
+	fake[pa + sum_off] = 0;
+	fake[pa + sum_off] = (uint8_t)(0x100 - acpi_checksum(fake + pa, len));
+}
+
+static void put16(uint32_t pa, uint16_t v) { memcpy(fake + pa, &v, 2); }
+static void put32(uint32_t pa, uint32_t v) { memcpy(fake + pa, &v, 4); }
+static void put64(uint32_t pa, uint64_t v) { memcpy(fake + pa, &v, 8); }
 
 #define RSDP_PA  0xe0000u
 #define RSDT_PA  0x100000u
