@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Boot the guest kernel + initramfs in a bare emulator (no hypervisor) and
+check what /init printed: the CPU count, one RESULT line per workload (bartest
+with ok=1) and the final "HVLINUX DONE ... failed=0" marker.
+
+QEMU TCG boots the bzImage directly (-kernel/-initrd); Bochs needs a BIOS, so
+it boots a GRUB ISO. The run ends when the guest resets (QEMU -no-reboot) or,
+at the latest, a few seconds after the DONE marker (Bochs loops on reset).
+Prints one "TEST <name> PASS|FAIL" line per boot; exit 1 if any failed.
+"""
+import argparse
+import fcntl
+import os
+import pty
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+BASE_CMDLINE = ("console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 no_timer_check "
+                "tsc=reliable lpj=10000000 idle=halt panic=-1")
+
+
+def default_runs(cpus):
+    """Short runs of every workload, sized for TCG (a few seconds in all)."""
+    return [f"bartest {cpus} 200 spin", f"bartest {cpus} 200 futex",
+            f"bartest {cpus} 200 mutex", "hog 50", "interfere periodic 60",
+            "interfere intermittent 60", "latprobe 1000 20"]
+
+
+def cmdline_for(runs, extra):
+    return " ".join([BASE_CMDLINE] + [f'hv.run="{r}"' for r in runs] + extra)
+
+
+def qemu_argv(a, cpus, cmdline, serial):
+    return ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(a.mem), "-display", "none",
+            "-monitor", "none", "-serial", f"file:{serial}", "-no-reboot",
+            "-kernel", a.kernel, "-initrd", a.initrd, "-append", cmdline]
+
+
+BOCHSRC = """\
+megs: {mem}
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=1, ignore_bad_msrs=1
+pci: enabled=1, chipset=i440fx
+display_library: term
+speaker: enabled=0
+sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
+ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
+ata0-master: type=cdrom, path="{iso}", status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev="{serial}"
+log: "{log}"
+panic: action=fatal
+error: action=report
+info: action=ignore
+debug: action=ignore
+clock: sync=none, time0=1
+"""
+
+
+def bochs_iso(a, cmdline, work):
+    root = work / "iso"
+    (root / "boot" / "grub").mkdir(parents=True)
+    shutil.copyfile(a.kernel, root / "boot" / "bzImage")
+    shutil.copyfile(a.initrd, root / "boot" / "initramfs.cpio")
+    (root / "boot" / "grub" / "grub.cfg").write_text(
+        "set timeout=0\nset default=0\nmenuentry linux {\n"
+        f"  linux /boot/bzImage {cmdline}\n  initrd /boot/initramfs.cpio\n}}\n")
+    iso = work / "linux.iso"
+    subprocess.run(["grub-mkrescue", "-o", str(iso), str(root)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return iso
+
+
+def bochs_argv(a, cpus, cmdline, serial, work):
+    iso = bochs_iso(a, cmdline, work)
+    rc = work / "bochsrc"
+    rc.write_text(BOCHSRC.format(mem=a.mem, model=a.bochs_cpu, cpus=cpus, iso=iso,
+                                 serial=serial, log=work / "bochs.log"))
+    (work / "cont.rc").write_text("c\n")
+    return ["bochs", "-q", "-f", str(rc), "-rc", str(work / "cont.rc")]
+
+
+def spawn(argv, emu):
+    """Start the emulator; Bochs's term display gets a private pty."""
+    if emu != "bochs":
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE), None
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 25, 80, 0, 0))
+    os.set_blocking(master, False)
+    p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
+                         env=dict(os.environ, TERM="vt100"), start_new_session=True)
+    os.close(slave)
+    return p, master
+
+
+def drain(fd):
+    while fd is not None:
+        try:
+            if not os.read(fd, 65536):
+                return
+        except OSError:
+            return
+
+
+def wait_done(p, master, serial, timeout):
+    """Wait for the emulator to exit, or stop it shortly after the marker."""
+    start, done_at = time.monotonic(), None
+    while p.poll() is None:
+        drain(master)
+        text = serial.read_text(errors="replace") if serial.exists() else ""
+        if done_at is None and "HVLINUX DONE" in text:
+            done_at = time.monotonic()
+        now = time.monotonic()
+        if (done_at and now - done_at > 5) or now - start > timeout:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            break
+        time.sleep(0.1)
+    return time.monotonic() - start, done_at is not None
+
+
+def check(text, cpus, runs):
+    """Return the list of problems in the serial output (empty = pass)."""
+    errs = []
+    m = re.search(r"HVLINUX BOOT cpus=(\d+) uptime_s=([\d.]+)", text)
+    if not m:
+        errs.append("no HVLINUX BOOT line (kernel did not reach /init)")
+    elif int(m[1]) != cpus:
+        errs.append(f"guest saw {m[1]} CPUs, wanted {cpus}")
+    results = re.findall(r"^RESULT (\S+) (.*)$", text, re.M)
+    for r in runs:
+        name = r.split()[0]
+        if not any(n == name for n, _ in results):
+            errs.append(f"no RESULT line for '{r}'")
+    for n, rest in results:
+        if n == "bartest" and "ok=1" not in rest:
+            errs.append(f"bartest failed: {rest}")
+    d = re.search(r"HVLINUX DONE runs=(\d+) failed=(\d+)", text)
+    if not d:
+        errs.append("no HVLINUX DONE marker")
+    elif int(d[1]) != len(runs) or int(d[2]) != 0:
+        errs.append(f"DONE says runs={d[1]} failed={d[2]}, wanted runs={len(runs)} failed=0")
+    return errs
+
+
+def boot_one(a, cpus, work):
+    runs = a.run or default_runs(cpus)
+    cmdline = cmdline_for(runs, a.append)
+    serial = work / "serial.log"
+    if a.emu == "qemu":
+        argv = qemu_argv(a, cpus, cmdline, serial)
+    else:
+        argv = bochs_argv(a, cpus, cmdline, serial, work)
+    p, master = spawn(argv, a.emu)
+    wall, _ = wait_done(p, master, serial, a.timeout)
+    if master is not None:
+        os.close(master)
+    text = serial.read_text(errors="replace") if serial.exists() else ""
+    errs = check(text, cpus, runs)
+    return text, errs, wall
+
+
+def report(a, cpus, text, errs, wall):
+    name = f"linux-bare-{a.emu}-smp{cpus}"
+    for line in text.splitlines():
+        if line.startswith(("RESULT", "HVLINUX")) or (a.verbose and line):
+            print(f"  {line}")
+    up = re.search(r"HVLINUX BOOT cpus=\d+ uptime_s=([\d.]+)", text)
+    fin = re.search(r"HVLINUX DONE .*uptime_s=([\d.]+)", text)
+    print(f"  {name}: wall {wall:.1f} s, guest uptime at /init "
+          f"{up[1] if up else '?'} s, at DONE {fin[1] if fin else '?'} s")
+    if errs:
+        print("  --- last serial lines ---")
+        for line in text.splitlines()[-25:]:
+            print(f"  | {line}")
+    print(f"TEST {name} {'FAIL' if errs else 'PASS'}" +
+          (": " + "; ".join(errs) if errs else ""))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--emu", choices=["qemu", "bochs"], default="qemu")
+    ap.add_argument("--cpus", type=int, action="append")
+    ap.add_argument("--mem", type=int, default=256, help="MiB")
+    ap.add_argument("--kernel", default="build/linux/bzImage")
+    ap.add_argument("--initrd", default="build/linux/initramfs.cpio")
+    ap.add_argument("--run", action="append", help="workload command (repeatable)")
+    ap.add_argument("--append", action="append", default=[], help="extra cmdline words")
+    ap.add_argument("--bochs-cpu", default="corei7_haswell_4770")
+    ap.add_argument("--timeout", type=float, default=None)
+    ap.add_argument("--keep", help="directory to keep serial logs in")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    a.timeout = a.timeout or (120 if a.emu == "qemu" else 600)
+    failed = 0
+    for cpus in a.cpus or [2]:
+        work = Path(tempfile.mkdtemp(prefix=f"linux-{a.emu}-{cpus}-"))
+        try:
+            text, errs, wall = boot_one(a, cpus, work)
+            report(a, cpus, text, errs, wall)
+            failed += bool(errs)
+        finally:
+            if a.keep:
+                Path(a.keep).mkdir(parents=True, exist_ok=True)
+                for f in ("serial.log", "bochs.log"):
+                    if (work / f).exists():
+                        shutil.copyfile(work / f, Path(a.keep) / f"{a.emu}-smp{cpus}-{f}")
+            shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
