@@ -6,18 +6,26 @@
 #define MSR_X2APIC_ICR  0x830
 #define ICR_BUSY        (1u << 12)
 
-bool apic_x2_mode;   /* all CPUs of a test use the same mode */
+/* The mode is per CPU (each LAPIC switches on its own), so it is kept per
+ * CPU; apic_x2_mode is what apic_init() switches a CPU to. */
+bool apic_x2_mode;
+static bool x2_on[GUEST_MAX_CPUS];
+
+static bool apic_x2_here(void)
+{
+	return x2_on[cpu_id()];
+}
 
 uint32_t apic_read(unsigned reg)
 {
-	if (apic_x2_mode)
+	if (apic_x2_here())
 		return (uint32_t)rdmsr(X2APIC_MSR(reg));
 	return mmio_read32(LAPIC_MMIO + reg);
 }
 
 void apic_write(unsigned reg, uint32_t v)
 {
-	if (apic_x2_mode)
+	if (apic_x2_here())
 		wrmsr(X2APIC_MSR(reg), v);
 	else
 		mmio_write32(LAPIC_MMIO + reg, v);
@@ -27,7 +35,7 @@ unsigned apic_id(void)
 {
 	uint32_t id = apic_read(APIC_ID);
 
-	return apic_x2_mode ? id : id >> 24;
+	return apic_x2_here() ? id : id >> 24;
 }
 
 void apic_eoi(void)
@@ -48,6 +56,7 @@ int apic_x2_enable(void)
 	if (wrmsr_safe(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_EN | APIC_BASE_X2))
 		return -1;
 	apic_x2_mode = true;
+	x2_on[cpu_id()] = true;
 	return 0;
 }
 
@@ -61,6 +70,7 @@ void apic_init(void)
 		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN);
 	if (apic_x2_mode && !(base & APIC_BASE_X2))
 		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_X2);
+	x2_on[cpu_id()] = !!(rdmsr(MSR_APIC_BASE) & APIC_BASE_X2);
 	apic_write(APIC_SVR, 0x100 | VEC_SPURIOUS);
 	apic_write(APIC_TPR, 0);
 	apic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
@@ -70,9 +80,12 @@ void apic_init(void)
 	apic_write(APIC_TMICT, 0);
 }
 
+/* Level = assert for every IPI we send (SDM Vol. 3 10.6.1: only INIT
+ * level de-assert clears it, which we never send). */
 int apic_send_ipi(unsigned dest, uint32_t icr_lo)
 {
-	if (apic_x2_mode) {
+	icr_lo |= ICR_ASSERT;
+	if (apic_x2_here()) {
 		wrmsr(MSR_X2APIC_ICR, ((uint64_t)dest << 32) | icr_lo);
 		return 0;
 	}

@@ -193,5 +193,6 @@ pd_far:	.skip	4096
 #endif
 bsp_stack:
 	.skip	BSP_STACK_SIZE
+	.globl	ap_stacks
 ap_stacks:
 	.skip	AP_STACK_SIZE * GUEST_MAX_CPUS

@@ -83,7 +83,7 @@ extern volatile uint32_t exc_counts[32];
 #define APIC_BASE_X2    (1u << 10)
 #define APIC_BASE_EN    (1u << 11)
 #define MSR_TSC_DEADLINE 0x6e0
-extern bool apic_x2_mode;             /* this CPU's mode: set by apic_init() */
+extern bool apic_x2_mode;             /* mode apic_init() puts a CPU in */
 void apic_init(void);
 bool apic_x2_supported(void);
 int apic_x2_enable(void);

@@ -90,6 +90,12 @@ static void exc_handle(struct isr_frame *f)
 	test_finish();
 }
 
+void msr_fault_report(uint32_t msr, int fault, bool write)
+{
+	test_check("unexpected_msr_fault", false, "%s 0x%x -> vector %d on cpu %u",
+		   write ? "wrmsr" : "rdmsr", msr, fault - 1, cpu_id());
+}
+
 void isr_dispatch(struct isr_frame *f);
 void isr_dispatch(struct isr_frame *f)
 {

@@ -4,6 +4,7 @@
 #include "guest.h"
 
 extern const char ap_tramp_start[], ap_tramp_end[];
+extern char ap_stacks[];
 void ap_main(void);
 
 volatile uint32_t smp_online, smp_online_mask;
@@ -11,9 +12,16 @@ static cpu_fn ap_first_fn;
 static cpu_fn volatile ap_work[GUEST_MAX_CPUS];
 static volatile uint32_t ap_done[GUEST_MAX_CPUS];
 
+/* The CPU index comes from the stack pointer (entry.S gives APIC ID n the
+ * n-th AP stack; the BSP has its own), so it needs no LAPIC access. */
 unsigned cpu_id(void)
 {
-	return apic_id() & (GUEST_MAX_CPUS - 1);
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t base = (uintptr_t)ap_stacks;
+
+	if (sp < base || sp >= base + AP_STACK_SIZE * GUEST_MAX_CPUS)
+		return 0;
+	return (unsigned)((sp - base) / AP_STACK_SIZE);
 }
 
 unsigned smp_nr_cpus(void)

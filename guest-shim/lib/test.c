@@ -4,6 +4,9 @@
 #include "abi.h"
 
 #define DEBUG_EXIT_PORT 0xf4
+#define BOCHS_SHUTDOWN  0x8900         /* bare Bochs: "Shutdown" ends the emulator */
+#define COM1_LSR        0x3fd
+#define LSR_TEMT        0x40
 
 static volatile uint32_t passed, failed;
 
@@ -28,10 +31,15 @@ bool test_check(const char *check, bool ok, const char *fmt, ...)
 	return ok;
 }
 
+/* Let the UART drain first (Bochs drops bytes still in the shift register). */
 __noreturn void guest_exit(unsigned code)
 {
+	for (int i = 0; i < 100000 && !(inb(COM1_LSR) & LSR_TEMT); i++)
+		cpu_pause();
 	outb(DEBUG_EXIT_PORT, (uint8_t)code);
 	con_printf("EXIT: isa-debug-exit did not stop the VM; halting\n");
+	for (const char *s = "Shutdown"; *s; s++)
+		outb(BOCHS_SHUTDOWN, (uint8_t)*s);
 	cpu_halt_forever();
 }
 

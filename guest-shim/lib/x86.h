@@ -75,8 +75,24 @@ static inline int wrmsr_safe(uint32_t msr, uint64_t val)
 	return (int)fault;
 }
 
-static inline uint64_t rdmsr(uint32_t msr) { uint64_t v; rdmsr_safe(msr, &v); return v; }
-static inline void wrmsr(uint32_t msr, uint64_t v) { wrmsr_safe(msr, v); }
+/* Plain rdmsr/wrmsr: a fault is unexpected and reported as a failed check. */
+void msr_fault_report(uint32_t msr, int fault, bool write);
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint64_t v;
+	int f = rdmsr_safe(msr, &v);
+
+	if (f)
+		msr_fault_report(msr, f, false);
+	return v;
+}
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	int f = wrmsr_safe(msr, v);
+
+	if (f)
+		msr_fault_report(msr, f, true);
+}
 
 /* VMCALL with RAX = nr, args RBX, RCX, RDX, RSI (hv/abi.h); #UD when no
  * hypervisor handles it. */

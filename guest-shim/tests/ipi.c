@@ -47,9 +47,16 @@ static void check_broadcast(unsigned n)
 		   irq_counts[VEC_ALL], n);
 }
 
+static volatile uint32_t x2_on[GUEST_MAX_CPUS];
+
 static void follow_mode(unsigned cpu)
 {
 	apic_init();                           /* switches to x2APIC like the BSP */
+	x2_on[cpu] = (rdmsr(MSR_APIC_BASE) & APIC_BASE_X2) ? apic_read(APIC_ID) + 1 : 0;
+	wrmsr(0x800 + (APIC_SELF_IPI >> 4), VEC_X2SELF);   /* each AP: SELF IPI too */
+	wait_count(&got[VEC_X2SELF][cpu], 1, 100);
+	if (got[VEC_X2SELF][cpu] != 1)
+		x2_on[cpu] = 0;
 }
 
 static void check_x2apic(unsigned n)
@@ -58,12 +65,19 @@ static void check_x2apic(unsigned n)
 		test_check("x2apic_self", false, "no x2APIC");
 		return;
 	}
+	unsigned sw = 0;
+
 	for (unsigned c = 1; c < n; c++)
-		smp_run_on(c, follow_mode, 500);
+		if (!smp_run_on(c, follow_mode, 500) && x2_on[c] == c + 1)
+			sw++;
+	test_check("x2apic_aps", sw == n - 1, "%u of %u APs in x2APIC mode, ID = index, SELF IPI received",
+		   sw, n - 1);
 	wrmsr(0x800 + (APIC_SELF_IPI >> 4), VEC_X2SELF);
 	test_check("x2apic_self", wait_count(&got[VEC_X2SELF][0], 1, 500), "SELF_IPI MSR 0x83f");
 	apic_send_ipi(1, VEC_X2);
-	test_check("x2apic_fixed", wait_count(&got[VEC_X2][1], 1, 500), "ICR MSR 0x830 to APIC 1");
+	bool ok = wait_count(&got[VEC_X2][1], 1, 500);
+	test_check("x2apic_fixed", ok, "ICR MSR 0x830 to APIC 1: delivered %u times, CPU 1 saw %u",
+		   irq_counts[VEC_X2], got[VEC_X2][1]);
 }
 
 void test_main(void)
