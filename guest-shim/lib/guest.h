@@ -51,6 +51,7 @@ extern volatile uint32_t irq_counts[256];
 extern volatile uint32_t exc_counts[32];
 #define VEC_SPURIOUS 0xff
 #define VEC_KICK     0xf0             /* wakes an idle AP to run posted work */
+#define VEC_WATCHDOG 0xef             /* hlt_until()'s PIT watchdog */
 
 /* --- local APIC (apic.c): xAPIC MMIO or x2APIC MSRs, whichever is on --- */
 #define APIC_ID      0x20
@@ -123,8 +124,11 @@ static inline uint64_t tsc_after_ms(uint64_t ms) { return rdtsc() + ms * tsc_khz
 static inline bool tsc_passed(uint64_t t) { return (int64_t)(rdtsc() - t) >= 0; }
 /* Spin (interrupts on) until *p >= want or ms pass; true if reached. */
 bool wait_count(volatile uint32_t *p, uint32_t want, unsigned ms);
-/* HLT until *p >= want (interrupts must be coming); bounded by ms between wake-ups. */
+/* HLT until *p >= want or ms pass. hlt_until() runs a 20 Hz PIT watchdog
+ * (IOAPIC, VEC_WATCHDOG) meanwhile so a missing interrupt cannot hang the
+ * test; hlt_until_raw() has none (for tests of the PIT itself). BSP only. */
 bool hlt_until(volatile uint32_t *p, uint32_t want, unsigned ms);
+bool hlt_until_raw(volatile uint32_t *p, uint32_t want, unsigned ms);
 
 /* --- SMP (smp.c); CPU index == APIC ID (0..GUEST_MAX_CPUS-1) --- */
 typedef void (*cpu_fn)(unsigned cpu);

@@ -76,8 +76,41 @@ bool wait_count(volatile uint32_t *p, uint32_t want, unsigned ms)
 	return true;
 }
 
+/* Watchdog for HLT waits: PIT channel 0 at 20 Hz through the IOAPIC, so a
+ * wake-up that never comes ends in a FAIL line, not a hung VM (as long as
+ * the PIT and IOAPIC work). */
+#define WATCHDOG_HZ 20
+
+static void watchdog(bool on)
+{
+	unsigned gsi = acpi_isa_to_gsi(0);
+	uint16_t count = PIT_HZ / WATCHDOG_HZ;
+
+	if (!on) {
+		ioapic_mask(gsi);
+		outb(PIT_CMD, 0x30);           /* channel 0, mode 0, no reload */
+		outb(0x40, 0);
+		outb(0x40, 0);
+		return;
+	}
+	ioapic_route(gsi, VEC_WATCHDOG, apic_id(), false, false);
+	outb(PIT_CMD, 0x34);                   /* channel 0, lo/hi, mode 2 */
+	outb(0x40, count & 0xff);
+	outb(0x40, count >> 8);
+}
+
 /* cli; test; sti;hlt - the STI shadow closes the wake-up race. */
 bool hlt_until(volatile uint32_t *p, uint32_t want, unsigned ms)
+{
+	bool ok;
+
+	watchdog(true);
+	ok = hlt_until_raw(p, want, ms);
+	watchdog(false);
+	return ok;
+}
+
+bool hlt_until_raw(volatile uint32_t *p, uint32_t want, unsigned ms)
 {
 	uint64_t end = tsc_after_ms(ms);
 	bool ok = true;

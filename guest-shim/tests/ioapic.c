@@ -62,7 +62,7 @@ static void check_pit(unsigned pins)
 	test_check("pit", got && ms >= 25 && ms < 1000, "GSI %u: %u interrupts in %llu ms (100 Hz)",
 		   gsi, irq_counts[VEC_PIT], (unsigned long long)ms);
 	if (got)
-		test_check("pit_hlt_wake", hlt_until(&irq_counts[VEC_PIT], irq_counts[VEC_PIT] + 2, 1000),
+		test_check("pit_hlt_wake", hlt_until_raw(&irq_counts[VEC_PIT], irq_counts[VEC_PIT] + 2, 1000),
 			   "HLT woken twice");
 	ioapic_mask(gsi);
 	delay_us(2000);

@@ -1,6 +1,8 @@
 /* LAPIC timer in its three modes (SDM Vol. 3 10.5.4), each waking a HLT:
  * one-shot (fires once, not early), periodic (keeps firing at its period),
- * TSC-deadline (fires at the deadline; a past deadline fires at once). */
+ * TSC-deadline (fires at the deadline; a past deadline fires at once).
+ * hlt_until()'s watchdog ticks every 50 ms, so the upper bounds (< 45 ms
+ * late) also catch a timer that is only noticed at the next VM exit. */
 #include "guest.h"
 
 const char test_name[] = "timer";
@@ -41,7 +43,7 @@ static void check_oneshot(void)
 	apic_write(APIC_TMICT, (uint32_t)(ticks_per_ms * 10));
 	woke = hlt_until(&irq_counts[VEC_TIMER], before + 1, 1000);
 	ms = (fired_tsc - t0) / tsc_khz;
-	test_check("oneshot", woke && ms >= 8 && ms < 500, "woke %d after %llu ms (armed 10 ms)",
+	test_check("oneshot", woke && ms >= 8 && ms < 45, "woke %d after %llu ms (armed 10 ms)",
 		   woke, (unsigned long long)ms);
 	delay_us(30000);
 	test_check("oneshot_once", irq_counts[VEC_TIMER] == before + 1 && apic_read(APIC_TMCCT) == 0,
@@ -60,7 +62,7 @@ static void check_periodic(void)
 	woke = hlt_until(&irq_counts[VEC_TIMER], before + 5, 2000);
 	ms = (fired_tsc - t0) / tsc_khz;
 	apic_timer_stop();
-	test_check("periodic", woke && ms >= 20 && ms < 1000, "5 periods of 5 ms in %llu ms",
+	test_check("periodic", woke && ms >= 20 && ms < 150, "5 periods of 5 ms in %llu ms",
 		   (unsigned long long)ms);
 }
 
@@ -78,7 +80,8 @@ static void check_tsc_deadline(void)
 	deadline = tsc_after_ms(10);
 	wrmsr(MSR_TSC_DEADLINE, deadline);
 	woke = hlt_until(&irq_counts[VEC_TIMER], before + 1, 1000);
-	test_check("tsc_deadline", woke && fired_tsc >= deadline,
+	test_check("tsc_deadline", woke && fired_tsc >= deadline &&
+		   fired_tsc - deadline < 35 * tsc_khz,
 		   "woke %d, fired %lld TSC ticks after the deadline", woke,
 		   (long long)(fired_tsc - deadline));
 	wrmsr(MSR_TSC_DEADLINE, 1);            /* in the past: fires at once */
