@@ -31,6 +31,8 @@ _Static_assert(sizeof(struct elf64_ehdr) == 64 && sizeof(struct elf64_phdr) == 5
 #define ELF_PT_LOAD 1
 #define ELF_MAX_PHDRS 64
 
+#define MB1_AOUT_HDR_LEN 32   /* magic .. entry_addr; video fields only with flag 2 */
+
 /* One program header in class-independent form. */
 struct seg { uint64_t offset, vaddr, paddr, filesz, memsz; };
 
@@ -82,7 +84,7 @@ static int mb1_load_aout(const struct guest_ram *ram, const struct guest_image *
 	struct seg s = { .paddr = h->load_addr };
 	uint64_t back = (uint64_t)h->header_addr - h->load_addr;
 
-	if (hoff + sizeof(*h) > img->size || h->header_addr < h->load_addr || back > hoff ||
+	if (hoff + MB1_AOUT_HDR_LEN > img->size || h->header_addr < h->load_addr || back > hoff ||
 	    (h->load_end_addr && h->load_end_addr <= h->load_addr) ||
 	    (h->bss_end_addr && h->bss_end_addr < MAX(h->load_end_addr, h->load_addr))) {
 		pr_err("load: mb1: inconsistent a.out-kludge addresses (header 0x%x load "

@@ -67,19 +67,21 @@ static void info_put_mmap(const struct guest_ram *ram, struct mb1_info *mi,
 	}
 }
 
+/* The module array goes right after the mmap (4-byte aligned, like every
+ * structure of the block); its string goes with the other strings. */
 static void info_put_module(const struct guest_ram *ram, const struct guest_image *img,
-			    struct mb1_info *mi, const struct info_plan *p, uint64_t *at)
+			    struct mb1_info *mi, const struct info_plan *p, uint64_t *at,
+			    uint64_t *str_at)
 {
 	struct mb1_module m = { (uint32_t)p->mod_gpa,
 				(uint32_t)(p->mod_gpa + img->initrd_size), 0, 0 };
-	uint64_t mod_at = *at;
 
-	*at += sizeof(m);
-	m.string = info_put_str(ram, at, MB1_MOD_STRING, sizeof(MB1_MOD_STRING) - 1);
-	memcpy(gpa_ptr(ram, mod_at), &m, sizeof(m));
+	m.string = info_put_str(ram, str_at, MB1_MOD_STRING, sizeof(MB1_MOD_STRING) - 1);
+	memcpy(gpa_ptr(ram, *at), &m, sizeof(m));
 	mi->flags |= MB1_INFO_MODS;
 	mi->mods_count = 1;
-	mi->mods_addr = (uint32_t)mod_at;
+	mi->mods_addr = (uint32_t)*at;
+	*at += sizeof(m);
 }
 
 static void mb1_info_fill(const struct guest_ram *ram, const struct guest_image *img,
@@ -90,11 +92,15 @@ static void mb1_info_fill(const struct guest_ram *ram, const struct guest_image 
 
 	mi.mem_lower = (uint32_t)(MIN(top, GUEST_LOWMEM_END) >> 10);
 	mi.mem_upper = top > GUEST_HIGHMEM_START ? (uint32_t)((top - GUEST_HIGHMEM_START) >> 10) : 0;
+	uint64_t str_at = at + p->n_e820 * sizeof(struct mb1_mmap_entry) +
+			  sizeof(struct mb1_module);
+
 	info_put_mmap(ram, &mi, p, &at);
-	mi.cmdline = info_put_str(ram, &at, img->cmdline ? img->cmdline : "", p->cmd_len);
-	mi.boot_loader_name = info_put_str(ram, &at, MB1_LOADER_NAME, sizeof(MB1_LOADER_NAME) - 1);
 	if (p->mod_gpa)
-		info_put_module(ram, img, &mi, p, &at);
+		info_put_module(ram, img, &mi, p, &at, &str_at);
+	mi.cmdline = info_put_str(ram, &str_at, img->cmdline ? img->cmdline : "", p->cmd_len);
+	mi.boot_loader_name = info_put_str(ram, &str_at, MB1_LOADER_NAME,
+					   sizeof(MB1_LOADER_NAME) - 1);
 	memcpy(gpa_ptr(ram, base), &mi, sizeof(mi));
 }
 

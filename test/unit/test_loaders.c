@@ -76,6 +76,21 @@ static void make_elf64(uint64_t paddr, uint64_t entry)
 		img[0x1000 + i] = (uint8_t)(i ^ 0x5a);
 }
 
+/* Load from a heap copy of exactly size bytes, so ASan sees any over-read. */
+static int load_exact(size_t size)
+{
+	uint8_t *copy = malloc(size);
+	struct guest_image g = gi;
+	int rc;
+
+	memcpy(copy, img, size);
+	g.data = copy;
+	g.size = size;
+	rc = load_multiboot1(&ram, &g, &ge);
+	free(copy);
+	return rc;
+}
+
 static const struct mb1_info *info(void)
 {
 	return (const struct mb1_info *)(ram_mem + ge.rbx);
@@ -171,12 +186,58 @@ START_TEST(test_module)
 	const struct mb1_info *mi = info();
 	ck_assert(mi->flags & MB1_INFO_MODS);
 	ck_assert_uint_eq(mi->mods_count, 1);
+	ck_assert_uint_eq(mi->mods_addr % 4, 0);
+	ck_assert_uint_eq(mi->mmap_addr % 4, 0);
 	const struct mb1_module *m = (const void *)(ram_mem + mi->mods_addr);
 	ck_assert_uint_eq(m->mod_start % 4096, 0);
 	ck_assert_uint_ge(m->mod_start, KBASE + 0x3000);
 	ck_assert_uint_eq(m->mod_end - m->mod_start, sizeof(rd));
 	ck_assert_mem_eq(ram_mem + m->mod_start, rd, sizeof(rd));
 	ck_assert_str_eq((const char *)ram_mem + m->string, "initrd");
+}
+END_TEST
+
+/* Two PT_LOAD segments (text and data+bss) and an empty one that is skipped. */
+START_TEST(test_elf32_multi_segment)
+{
+	struct e32 e = { { 0x7f, 'E', 'L', 'F', 1, 1, 1 }, 2, 3, 1, 0x200000, 52, 0, 0,
+			 52, 32, 3, 40, 0, 0 };
+	struct p32 p[3] = { { 1, 0x1000, 0x200000, 0x200000, 0x100, 0x100, 5, 0x1000 },
+			    { 1, 0x0, 0x0, 0x0, 0, 0, 6, 0x1000 },
+			    { 1, 0x1100, 0x300000, 0x300000, 0x80, 0x5000, 6, 0x1000 } };
+
+	memcpy(img, &e, sizeof(e));
+	memcpy(img + 52, p, sizeof(p));
+	put_mbhdr(0x200, MB1_HDR_MEMINFO, NULL);
+	memset(img + 0x1000, 0x11, 0x100);
+	memset(img + 0x1100, 0x22, 0x80);
+	ck_assert_int_eq(load_multiboot1(&ram, &gi, &ge), 0);
+	ck_assert_uint_eq(ram_mem[0x2000ff], 0x11);
+	ck_assert_uint_eq(ram_mem[0x200100], 0xaa);       /* text ends there */
+	ck_assert_uint_eq(ram_mem[0x30007f], 0x22);
+	ck_assert_uint_eq(ram_mem[0x300080], 0);          /* bss */
+	ck_assert_uint_eq(ram_mem[0x304fff], 0);
+	ck_assert_uint_eq(ram_mem[0x0], 0xaa);            /* the empty segment loads nothing */
+	check_entry_state(0x200000);
+}
+END_TEST
+
+/* The a.out kludge with a header in the last 32 bytes of the file (no video
+ * fields), load_end_addr 0 = to the end of the file, bss_end_addr 0 = none. */
+START_TEST(test_aout_short_tail)
+{
+	uint32_t aout[5] = { 0x400000 + 0xfe0, 0x400000, 0, 0, 0x400000 };
+	uint32_t flags = MB1_HDR_AOUT;
+	uint32_t h[8] = { MB1_HEADER_MAGIC, flags, -(MB1_HEADER_MAGIC + flags) };
+
+	memcpy(h + 3, aout, sizeof(aout));
+	memcpy(img + 0xfe0, h, sizeof(h));           /* exactly 32 bytes */
+	img[0] = 0xeb;
+	ck_assert_int_eq(load_exact(0x1000), 0);
+	ck_assert_uint_eq(ram_mem[0x400000], 0xeb);
+	ck_assert_mem_eq(ram_mem + 0x400fe0, h, sizeof(h));
+	ck_assert_uint_eq(ram_mem[0x401000], 0xaa);
+	check_entry_state(0x400000);
 }
 END_TEST
 
@@ -278,21 +339,6 @@ START_TEST(test_bios_overlap)
 	ck_assert_int_eq(load_multiboot1(&ram, &gi, &ge), 0);
 }
 END_TEST
-
-/* Load from a heap copy of exactly size bytes, so ASan sees any over-read. */
-static int load_exact(size_t size)
-{
-	uint8_t *copy = malloc(size);
-	struct guest_image g = gi;
-	int rc;
-
-	memcpy(copy, img, size);
-	g.data = copy;
-	g.size = size;
-	rc = load_multiboot1(&ram, &g, &ge);
-	free(copy);
-	return rc;
-}
 
 START_TEST(test_truncated)
 {
@@ -396,6 +442,8 @@ static Suite *loaders_suite(void)
 	tcase_add_test(t, test_info_avoids_kernel);
 	tcase_add_test(t, test_entry_virtual);
 	tcase_add_test(t, test_module);
+	tcase_add_test(t, test_elf32_multi_segment);
+	tcase_add_test(t, test_aout_short_tail);
 	tcase_add_test(t, test_elf64_phdrs);
 	tcase_add_test(t, test_aout_kludge);
 	tcase_add_test(t, test_aout_bad);
