@@ -76,4 +76,20 @@ TEST_TARGETS += test-guest-bare
 test-guest-bare: guest-images
 	@$(PYTHON) $(GUEST_DIR)/tests/run_bare.py $(GUEST_OUT)
 
-.PHONY: guest-images test-guest-bare
+# The hypervisor's loaders (host build) on every real image: RAM at 1 MiB
+# must equal the image's flat bytes; entry state and info block checked.
+GUEST_LOADCHECK := $(BUILD)/guest/loadcheck
+$(GUEST_LOADCHECK): $(GUEST_DIR)/tests/host/loadcheck.c $(test_loaders_SRCS) test/unit/shim.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOST_CFLAGS) -o $@ $< $(filter hv/%,$(test_loaders_SRCS)) test/unit/shim.c
+
+TEST_TARGETS += test-guest-load
+test-guest-load: guest-images $(GUEST_LOADCHECK)
+	@set -e; args=""; \
+	for f in $(filter %.elf,$(GUEST_IMAGES)); do \
+		objcopy -O binary $$f $$f.flat; args="$$args mb1 $$f $$f.flat"; done; \
+	for f in $(filter %.bin,$(GUEST_IMAGES)); do \
+		args="$$args mb1 $$f $$f flat $$f $$f"; done; \
+	ASAN_OPTIONS=detect_leaks=1 $(GUEST_LOADCHECK) $$args | tail -1
+
+.PHONY: guest-images test-guest-bare test-guest-load
