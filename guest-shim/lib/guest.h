@@ -134,7 +134,7 @@ bool hlt_until_raw(volatile uint32_t *p, uint32_t want, unsigned ms);
 typedef void (*cpu_fn)(unsigned cpu);
 unsigned smp_nr_cpus(void);
 unsigned cpu_id(void);
-/* INIT, 10 ms, one SIPI (vector = trampoline page); waits up to 500 ms for
+/* INIT, 10 ms, one SIPI (vector = trampoline page); waits up to 2 s for
  * the AP to check in. fn runs on the AP before it idles in HLT. */
 int smp_start_ap(unsigned apic, uint8_t sipi_vector, cpu_fn fn);
 int smp_start_all(cpu_fn fn);             /* every AP, trampoline at 0x8000 */

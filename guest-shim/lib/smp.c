@@ -82,7 +82,7 @@ int smp_start_ap(unsigned apic, uint8_t sipi_vector, cpu_fn fn)
 	delay_us(10000);
 	if (apic_send_ipi(apic, ICR_SIPI | ICR_ASSERT | sipi_vector))
 		return -1;
-	return wait_count(&smp_online, before + 1, 500) ? 0 : -1;
+	return wait_count(&smp_online, before + 1, 2000) ? 0 : -1;
 }
 
 int smp_start_all(cpu_fn fn)
