@@ -17,6 +17,8 @@ $(HVRUN_TESTKERNEL): test/hvrun/testkernel.asm
 test-hvrun: $(HVRUN_TESTKERNEL)
 	@$(PYTHON) -m unittest discover -s test/hvrun -p 'test_*.py'
 	@nice $(PYTHON) test/hvrun/smoke.py $(HVRUN_TESTKERNEL)
+	@nice $(PYTHON) test/system/run.py --hv $(HVRUN_TESTKERNEL) \
+		--out $(BUILD)/hvrun/system-selftest test/hvrun/specs/*.toml
 
 test-system: $(BUILD)/hv.elf
 	@nice $(PYTHON) test/system/run.py $(SYSTEM_ARGS)

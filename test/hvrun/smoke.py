@@ -53,7 +53,7 @@ def cases(kernel):
         ('qemu-panic', q + ['--cmdline', 'test=panic'], 2),
         ('qemu-hang-timeout', q + ['--cmdline', 'test=hang', '--timeout', '4'], 124),
         ('qemu-triple-fault', q + ['--cmdline', 'test=reset'], 4),
-        ('qemu-missing-image', q + ['--vm', 'kind=x', '--image', '/nonexistent'], 125),
+        ('usage-missing-image', q + ['--vm', 'kind=x', '--image', '/nonexistent'], 64),
         ('usage-bochs-uefi', b + ['--firmware', 'uefi'], 64),
         ('bochs-2cpu-pass', b + ['--cpus', '2', '--expect', 'CPUID.1:ECX.VMX is 1'], 0),
         ('bochs-quoting', b + quoting_args(kernel, 'bochs'), 0),

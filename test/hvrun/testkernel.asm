@@ -31,6 +31,7 @@ UART_LCR           equ 3
 UART_MCR           equ 4
 UART_LSR           equ 5
 UART_LSR_THRE      equ 0x20
+UART_LSR_TEMT      equ 0x40           ; transmitter empty: last bit is out
 UART_LCR_DLAB      equ 0x80
 UART_LCR_8N1       equ 0x03
 
@@ -185,8 +186,14 @@ mode_reset:
 	jmp hang
 
 ; Leave the emulator the way exit=qemu / exit=bochs asks; AL = status.
+; Wait for the UART to drain first: Bochs sends serial bytes in emulated time
+; and would drop the line's last byte if the exit came straight after it.
 finish:
 	mov [exit_status], al
+	mov dx, COM1 + UART_LSR
+.drain:	in al, dx
+	test al, UART_LSR_TEMT
+	jz .drain
 	mov edi, w_exit_qemu
 	call cmdline_has
 	jz .not_qemu

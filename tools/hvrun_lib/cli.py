@@ -110,6 +110,10 @@ def check_opts(opts):
         raise UsageError('Bochs has no UEFI firmware here; use --emu qemu')
     if not Path(opts.hv).is_file():
         raise UsageError(f'{opts.hv}: no such file (run `make` first)')
+    for spec in opts.vms or []:
+        for path in (spec.image, spec.initrd):
+            if path is not None and not Path(path).is_file():
+                raise UsageError(f'{path}: no such file (--vm {spec.text!r})')
 
 
 def new_workdir(opts):
