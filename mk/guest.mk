@@ -92,4 +92,9 @@ test-guest-load: guest-images $(GUEST_LOADCHECK)
 		args="$$args mb1 $$f $$f flat $$f $$f"; done; \
 	ASAN_OPTIONS=detect_leaks=1 $(GUEST_LOADCHECK) $$args | tail -1
 
-.PHONY: guest-images test-guest-bare test-guest-load
+# Under the hypervisor (tools/hvrun, Bochs). Not in TEST_TARGETS until the
+# hypervisor runs guests; GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp.
+test-guest-hv: guest-images all
+	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py $(GUEST_HV_ARGS)
+
+.PHONY: guest-images test-guest-bare test-guest-load test-guest-hv

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Run the guest test images under the hypervisor (tools/hvrun, Bochs).
+
+Each case boots hv.elf with one or two VMs and judges the serial output:
+  normal images: a SUMMARY line with failed=0 and no TEST ... FAIL line;
+  eptfar: the VM prints "eptfar: touching" and must be stopped there (no
+          eptfar_stopped line, no SUMMARY from it);
+  triple: VM 0 (triple) prints "triple:" and ends, VM 1 (timer) passes.
+hvrun statuses 2 (panic), 124 (timeout), 125 (emulator) always fail.
+Not in `make test` until the hypervisor runs guests: `make test-guest-hv`.
+
+usage: run_hv.py [--all] [--cmdline "apicv=off"] [-k SUBSTRING] [--emu bochs|qemu]
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GUEST = REPO / "build" / "guest"
+TESTS = ["cpuid", "msr", "pio", "timer", "ipi", "smp", "ioapic", "ept", "pause",
+         "hypercall"]
+VCPUS = {"cpuid": 2, "ipi": 2, "smp": 4}
+FAIL = re.compile(r"TEST (\S+) FAIL")
+
+
+def cases(all_forms):
+    """(name, pcpus, [(module string, image)], kind of judgement)."""
+    forms = [(".elf", "multiboot"), ("-64.elf", "multiboot")]
+    if all_forms:
+        forms += [("-64.bin", "multiboot"), ("-64.bin", "flat")]
+    out = []
+    for t in TESTS:
+        v = VCPUS.get(t, 1)
+        for suffix, kind in forms:
+            img = GUEST / f"{t}{suffix}"
+            out.append((f"{t}{suffix}:{kind}", v,
+                        [(f'kind={kind} vcpus={v} mem=32M cmdline="test={t}"', img)], t))
+    out.append(("eptfar-64.elf", 1, [("kind=multiboot vcpus=1 mem=32M", GUEST / "eptfar-64.elf")],
+                "eptfar"))
+    out.append(("triple+timer", 2, [("kind=multiboot vcpus=1 mem=32M", GUEST / "triple.elf"),
+                                    ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")],
+                "triple"))
+    return out
+
+
+def judge(kind, serial, status):
+    if status in (2, 124, 125):
+        return [f"hvrun status {status}"]
+    fails = FAIL.findall(serial)
+    if kind == "eptfar":
+        bad = [] if "eptfar: touching" in serial else ["no 'eptfar: touching' line"]
+        return bad + (["VM not stopped"] if "eptfar_stopped" in serial or
+                      "SUMMARY eptfar" in serial else [])
+    if kind == "triple":
+        bad = [] if "triple:" in serial else ["no 'triple:' line"]
+        bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \
+            ["second VM (timer) did not pass"]
+        return bad + ([] if "triple_shutdown" not in serial else ["triple VM kept running"])
+    bad = [f"FAIL {n}" for n in fails]
+    if not re.search(rf"SUMMARY {kind} passed=\d+ failed=0", serial):
+        bad.append("no passing SUMMARY line")
+    return bad
+
+
+def run_case(name, pcpus, vms, kind, a):
+    with tempfile.TemporaryDirectory(prefix="guest-hv-") as tmp:
+        log = Path(tmp) / "serial.log"
+        argv = [sys.executable, str(REPO / "tools" / "hvrun"), "--emu", a.emu, "--cpus",
+                str(pcpus), "--quiet", "--serial-log", str(log), "--timeout", str(a.timeout)]
+        if a.cmdline:
+            argv += ["--cmdline", a.cmdline]
+        for string, img in vms:
+            argv += ["--vm", string, "--image", str(img)]
+        t0 = time.time()
+        p = subprocess.run(argv, capture_output=True, text=True)
+        serial = log.read_text(errors="replace") if log.exists() else ""
+        bad = judge(kind, serial, p.returncode)
+        print(f"  {name:28s} {'ok ' if not bad else 'BAD'} {time.time() - t0:6.1f}s "
+              f"(hvrun {p.returncode})")
+        for b in bad:
+            print(f"      {b}")
+        if bad:
+            tail = (serial + p.stderr).splitlines()[-25:]
+            print("".join(f"      | {ln}\n" for ln in tail), end="")
+        return not bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--all", action="store_true", help="also the -64.bin forms")
+    ap.add_argument("--cmdline", default="", help="hypervisor command line")
+    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("--emu", default="bochs")
+    ap.add_argument("--timeout", type=int, default=300)
+    a = ap.parse_args()
+    sel = [c for c in cases(a.all) if a.k in c[0]]
+    bad = sum(not run_case(*c, a) for c in sel)
+    print(f"guest-hv: {len(sel) - bad} cases ok, {bad} bad")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
