@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+TIMEOUT = 300  # seconds per test binary; a hang is a failure
 LINE = re.compile(r"(\d+)%: Checks: (\d+), Failures: (\d+), Errors: (\d+)")
 
 
@@ -15,8 +16,14 @@ def main(binaries):
     passed = failed = 0
     bad = []
     for b in binaries:
-        p = subprocess.run([b], capture_output=True, text=True,
-                           env={"CK_FORK": "yes", "PATH": "/usr/bin:/bin"})
+        try:
+            p = subprocess.run([b], capture_output=True, text=True, timeout=TIMEOUT,
+                               env={"CK_FORK": "yes", "PATH": "/usr/bin:/bin"})
+        except subprocess.TimeoutExpired:
+            bad.append(b)
+            failed += 1
+            print(f"{b}: timed out after {TIMEOUT} s")
+            continue
         out = p.stdout + p.stderr
         m = LINE.search(out)
         if not m:

@@ -17,15 +17,7 @@
 #define ACPI_ACCESS_DWORD 3
 #define MADT_ISO_LEVEL_HIGH 0x000d   /* polarity 01 (high), trigger 11 (level) */
 
-uint8_t acpi_checksum(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint8_t s = 0;
-
-	while (n--)
-		s = (uint8_t)(s + *b++);
-	return s;
-}
+/* acpi_checksum() lives in lib/checksum.c (shared with the other ACPI code). */
 
 /* Bump allocator over the area; returns a zeroed pointer or NULL. */
 void *acpi_area_alloc(struct acpi_area *a, size_t len, size_t align)

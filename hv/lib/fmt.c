@@ -59,7 +59,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 	struct out o = { buf, size, 0 };
 
 	for (; *fmt; fmt++) {
-		bool zero = false, left = false, upper = false;
+		bool zero = false, left = false, upper = false, alt = false;
 		int width = 0, prec = -1, lng = 0;
 		unsigned long long v;
 
@@ -67,8 +67,14 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			put(&o, *fmt);
 			continue;
 		}
-		for (fmt++; *fmt == '0' || *fmt == '-'; fmt++)
-			*fmt == '0' ? (zero = true) : (left = true);
+		for (fmt++; *fmt == '0' || *fmt == '-' || *fmt == '#'; fmt++) {
+			if (*fmt == '0')
+				zero = true;
+			else if (*fmt == '-')
+				left = true;
+			else
+				alt = true;
+		}
 		if (*fmt == '*') {
 			width = va_arg(ap, int);
 			fmt++;
@@ -102,6 +108,12 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			else if (lng <= -2)
 				v = (unsigned char)v;
 			upper = *fmt == 'X';
+			if (alt && v && *fmt != 'u') {
+				put(&o, '0');
+				if (*fmt != 'o')
+					put(&o, *fmt);
+				width -= *fmt == 'o' ? 1 : 2;
+			}
 			put_num(&o, v, *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16, upper, false,
 				width, zero, left);
 			break;

@@ -17,6 +17,7 @@ START_TEST(test_basic)
 	     0x1ff, 0x1ffff);
 	SAME("%c%%%s", 'q', "end");
 	SAME("%016llx", 0xabcULL);
+	SAME("%#x %#X %#o %#lx %#x", 0x2bu, 0x2bu, 8u, 0x1000UL, 0u);
 	SAME("%d %d", -2147483647 - 1, 2147483647);
 	SAME("%lld", (long long)-9223372036854775807LL - 1);
 }

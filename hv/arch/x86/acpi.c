@@ -45,7 +45,8 @@ const void *(*acpi_phys_map)(paddr_t pa, size_t len) = identity_map;
 
 static struct { paddr_t root; bool xsdt; } acpi_root;
 
-uint8_t acpi_checksum(const void *p, size_t len)
+/* Weak: hv/lib/checksum.c provides the shared one where it is linked in. */
+__attribute__((weak)) uint8_t acpi_checksum(const void *p, size_t len)
 {
 	const uint8_t *b = p;
 	uint8_t sum = 0;

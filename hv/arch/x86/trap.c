@@ -1,0 +1,77 @@
+/* Host IDT and exception reporting. An exception in the hypervisor itself is
+ * corrupted host state: dump the frame and panic. */
+#include "arch/x86/trap.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/apic.h"
+#include "log.h"
+
+struct idt_entry {
+	uint16_t off0, sel;
+	uint8_t ist, type;
+	uint16_t off1;
+	uint32_t off2, rsvd;
+} __packed;
+_Static_assert(sizeof(struct idt_entry) == 16, "IDT gate layout (SDM §6.14.1)");
+
+extern const uint64_t isr_table[256];
+static struct idt_entry idt[256] __aligned(16);
+static irq_handler_fn handlers[256];
+
+static const char *const exc_names[32] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "#09", "#TS", "#NP",
+	"#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
+};
+
+void idt_init(void)
+{
+	for (int v = 0; v < 256; v++) {
+		uint64_t a = isr_table[v];
+		idt[v] = (struct idt_entry){
+			.off0 = (uint16_t)a, .sel = 0x08, .type = 0x8e,
+			.off1 = (uint16_t)(a >> 16), .off2 = (uint32_t)(a >> 32),
+			/* NMI, #DF and #MC run on a known-good stack (IST1). */
+			.ist = (v == 2 || v == 8 || v == 18) ? 1 : 0,
+		};
+	}
+}
+
+void idt_load(void)
+{
+	struct { uint16_t limit; uint64_t base; } __packed d = { sizeof(idt) - 1, (uint64_t)idt };
+	__asm__ volatile("lidt %0" : : "m"(d));
+}
+
+void irq_register(unsigned vector, irq_handler_fn fn)
+{
+	handlers[vector & 0xff] = fn;
+}
+
+static void dump_frame(struct trap_frame *f)
+{
+	pr_err("rip=%016lx cs=%lx rflags=%lx rsp=%016lx err=%lx cr2=%016lx\n",
+	       f->rip, f->cs, f->rflags, f->rsp, f->error, read_cr2());
+	pr_err("rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n", f->rax, f->rbx, f->rcx, f->rdx);
+	pr_err("rsi=%016lx rdi=%016lx rbp=%016lx r8=%016lx\n", f->rsi, f->rdi, f->rbp, f->r8);
+	pr_err("r9=%016lx r10=%016lx r11=%016lx r12=%016lx\n", f->r9, f->r10, f->r11, f->r12);
+	pr_err("r13=%016lx r14=%016lx r15=%016lx cr3=%016lx\n", f->r13, f->r14, f->r15, read_cr3());
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+
+	if (handlers[v]) {
+		handlers[v](f);
+		return;
+	}
+	if (v >= 32) {
+		pr_warn("trap: unexpected interrupt vector %u on cpu%u\n", v, this_cpu_id());
+		apic_eoi();
+		return;
+	}
+	pr_err("trap: exception %s (vector %u) in the hypervisor on cpu%u\n",
+	       exc_names[v] ? exc_names[v] : "?", v, this_cpu_id());
+	dump_frame(f);
+	panic("unhandled exception %u", v);
+}

@@ -1,0 +1,40 @@
+/* Ending a run: the HVRUN-EXIT line the runner reads, then the exit= mechanism. */
+#include "hv.h"
+#include "cmdline.h"
+#include "console.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/percpu.h"
+
+static const char *const exit_names[] = { "halt", "qemu", "bochs", "acpi", NULL };
+static int opt_exit = HV_EXIT_HALT;
+CMDLINE_ENUM(exit, opt_exit, exit_names,
+	     "how a finished run ends: halt | qemu (isa-debug-exit 0xf4) | bochs (port 0x8900)");
+
+void hv_exit(int status, const char *reason)
+{
+	char line[96];
+	int n;
+
+	irq_disable();
+	apic_stop_others();
+	n = fmt_snprintf(line, sizeof(line), "HVRUN-EXIT status=%d reason=%s\n", status, reason);
+	console_write_unlocked(line, (size_t)n);
+	switch (opt_exit) {
+	case HV_EXIT_QEMU:
+		/* QEMU exits with (value << 1) | 1. */
+		outb(0xf4, (uint8_t)status);
+		break;
+	case HV_EXIT_BOCHS:
+		/* Bochs's power-off port: writing "Shutdown" ends the simulation. */
+		for (const char *s = "Shutdown"; *s; s++)
+			outb(0x8900, (uint8_t)*s);
+		break;
+	default:
+		break;
+	}
+	for (;;)
+		cpu_halt();
+}

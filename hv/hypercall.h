@@ -1,0 +1,22 @@
+/* Hypercall table: each subsystem registers its numbers (hv/abi.h). */
+#ifndef HV_HYPERCALL_H
+#define HV_HYPERCALL_H
+#include "compiler.h"
+
+struct vcpu;
+typedef int64_t (*hcall_fn)(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3);
+
+struct hcall_desc {
+	uint64_t nr;
+	hcall_fn fn;
+	const char *name;
+};
+
+#define HCALL_REGISTER(num, func) \
+	static const struct hcall_desc hcall_##func HV_REGISTER(hcall) = { \
+		.nr = (num), .fn = (func), .name = #func }
+
+/* Run hypercall nr for v at privilege level cpl; returns the value for RAX. */
+int64_t hcall_dispatch(struct vcpu *v, unsigned cpl, uint64_t nr, uint64_t a0, uint64_t a1,
+		       uint64_t a2, uint64_t a3);
+#endif

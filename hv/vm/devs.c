@@ -1,0 +1,146 @@
+/* Per-VM device composition and the dev_host services the models call back. */
+#include "vm/vm.h"
+#include "console.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+#include "dev/pci_absent.h"
+#include "dev/acpipm.h"
+#include "arch/x86/time.h"
+#include "errno.h"
+#include "log.h"
+
+static stime_t host_now(void *ctx)
+{
+	return time_now();
+}
+
+/* Guest console bytes become whole lines prefixed "[<name>] ". */
+static void host_console_write(void *ctx, const char *s, size_t n)
+{
+	struct vm *vm = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool flush = c == '\n' || vm->line_len + 1 >= sizeof(vm->line);
+
+		if (c != '\n' && c != '\r')
+			vm->line[vm->line_len++] = c;
+		if (flush) {
+			char out[sizeof(vm->line) + 24];
+			int k = fmt_snprintf(out, sizeof(out), "[%s] %.*s\n", vm->p.name,
+					     (int)vm->line_len, vm->line);
+			console_write(out, (size_t)MIN(k, (int)sizeof(out) - 1));
+			vm->line_len = 0;
+		}
+	}
+}
+
+static void host_vm_stop(void *ctx, int status, const char *why)
+{
+	vm_stop(ctx, status, why);
+}
+
+static void host_kick_vcpu(void *ctx, unsigned vcpu)
+{
+	struct vm *vm = ctx;
+
+	if (vcpu < vm->nr_vcpus && vm->vcpu[vcpu])
+		vm_kick_vcpu(vm->vcpu[vcpu]);
+}
+
+static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
+{
+	struct vm *vm = ctx;
+	struct vcpu *v;
+
+	if (vcpu >= vm->nr_vcpus || !(v = vm->vcpu[vcpu]))
+		return;
+	if (sipi < 0) {
+		WRITE_ONCE(v->init_pending, true);
+	} else if (READ_ONCE(v->state) == VCPU_WAIT_SIPI) {
+		WRITE_ONCE(v->sipi_vector, sipi);
+	}
+	vm_kick_vcpu(v);
+}
+
+static stime_t tsc_to_ns(void *ctx, uint64_t guest_tsc)
+{
+	/* Guests see the host TSC (offset 0), so the host conversion applies. */
+	return time_tsc_to_ns(guest_tsc);
+}
+
+int vm_devs_init(struct vm *vm)
+{
+	struct vm_devs *d = &vm->devs;
+
+	d->host = (struct dev_host){
+		.ctx = vm, .now = host_now, .console_write = host_console_write,
+		.vm_stop = host_vm_stop, .kick_vcpu = host_kick_vcpu,
+		.start_vcpu = host_start_vcpu,
+	};
+	vintc_init(&d->intc, &d->host, tsc_to_ns, vm);
+	uart_init(&d->uart, &d->host, vintc_irq_set, &d->intc, 0x3f8, 4);
+	debugexit_init(&d->dbg, &d->host, 0xf4);
+	fwcfg_init(&d->fwcfg, vm->ram_size, vm->nr_vcpus);
+	acpipm_init(&d->pm, &d->host, vintc_irq_set, &d->intc);
+	pit_init(&d->pit, &d->host, vintc_irq_set, &d->intc);
+	/* A fixed wall-clock epoch keeps runs repeatable (2026-01-01 00:00 UTC). */
+	rtc_init(&d->rtc, &d->host, vintc_irq_set, &d->intc, 1767225600, vm->ram_size,
+		 vm->nr_vcpus);
+	return 0;
+}
+
+void vm_devs_pio(struct vm *vm, unsigned vcpu, uint16_t port, unsigned size, bool write,
+		 uint32_t *val)
+{
+	struct vm_devs *d = &vm->devs;
+
+	if (!uart_pio(&d->uart, port, size, write, val) ||
+	    !debugexit_pio(&d->dbg, port, size, write, val) ||
+	    !vintc_pio(&d->intc, port, size, write, val) ||
+	    !acpipm_pio(&d->pm, port, size, write, val) ||
+	    !pit_pio(&d->pit, port, size, write, val) ||
+	    !rtc_pio(&d->rtc, port, size, write, val) ||
+	    !fwcfg_pio(&d->fwcfg, port, size, write, val) ||
+	    !pci_absent_pio(port, size, write, val))
+		return;
+	d->absent_pio++;
+	if (!write)
+		*val = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+}
+
+int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool write,
+		 uint64_t *val)
+{
+	if (gpa >= GiB(4))
+		return -EFAULT;
+	if (!vintc_mmio(&vm->devs.intc, vcpu, gpa, size, write, val))
+		return 0;
+	vm->devs.absent_mmio++;
+	if (!write)
+		*val = size >= 8 ? ~0ull : (1ull << (size * 8)) - 1;
+	return 0;
+}
+
+stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu)
+{
+	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu);
+
+	/* Platform devices are advanced by the boot vCPU's pCPU. */
+	if (vcpu == 0) {
+		t = MIN(t, acpipm_next_deadline(&vm->devs.pm));
+		t = MIN(t, pit_next_deadline(&vm->devs.pit));
+		t = MIN(t, rtc_next_deadline(&vm->devs.rtc));
+	}
+	return t;
+}
+
+void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now)
+{
+	vintc_timer_advance(&vm->devs.intc, vcpu, now);
+	if (vcpu == 0) {
+		acpipm_advance(&vm->devs.pm, now);
+		pit_advance(&vm->devs.pit, now);
+		rtc_advance(&vm->devs.rtc, now);
+	}
+}

@@ -1,0 +1,25 @@
+/* Guest memory access: guest-physical through the VM's RAM block, and guest
+ * linear through the guest's own page tables (SDM vol. 3 ch. 5). */
+#ifndef HV_VM_GMEM_H
+#define HV_VM_GMEM_H
+#include "types.h"
+
+struct vm;
+struct vcpu;
+
+/* Host pointer for [gpa, gpa+len) if it lies in RAM, else NULL. */
+void *gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len);
+
+/* Paging state needed to walk the guest's tables. */
+struct gpaging {
+	uint64_t cr0, cr3, cr4, efer;
+};
+/* Translate a linear address; returns 0 or -EFAULT (not present / outside RAM).
+ * Pure given the RAM block: unit-testable. */
+int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
+	  bool write, uint64_t *gpa);
+
+/* Copy to/from guest linear memory using the current VMCS's paging state. */
+int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n);
+int guest_write_linear(struct vcpu *v, uint64_t la, const void *buf, size_t n);
+#endif

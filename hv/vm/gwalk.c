@@ -1,0 +1,85 @@
+/* Guest page-table walk for the three paging modes (SDM vol. 3 §5.3-§5.5):
+ * 32-bit (with 4 MiB pages under CR4.PSE), PAE and 4-level. Pure C. */
+#include "vm/gmem.h"
+#include "compiler.h"
+#include "errno.h"
+
+#define PG_P   BIT(0)
+#define PG_W   BIT(1)
+#define PG_PS  BIT(7)
+#define X_CR0_PG  BIT(31)
+#define X_CR4_PSE BIT(4)
+#define X_CR4_PAE BIT(5)
+#define X_EFER_LMA BIT(10)
+#define ADDR_MASK 0x000ffffffffff000ull
+
+static int rd(const uint8_t *ram, uint64_t size, uint64_t gpa, unsigned w, uint64_t *v)
+{
+	if (gpa + w > size || gpa + w < gpa)
+		return -EFAULT;
+	*v = 0;
+	for (unsigned i = 0; i < w; i++)
+		*v |= (uint64_t)ram[gpa + i] << (8 * i);
+	return 0;
+}
+
+static int walk32(const struct gpaging *pg, const uint8_t *ram, uint64_t size, uint64_t la,
+		  uint64_t *gpa)
+{
+	uint64_t pde, pte;
+
+	if (rd(ram, size, (pg->cr3 & 0xfffff000) + ((la >> 22) & 0x3ff) * 4, 4, &pde) ||
+	    !(pde & PG_P))
+		return -EFAULT;
+	if ((pde & PG_PS) && (pg->cr4 & X_CR4_PSE)) {
+		/* 4 MiB page; bits 20:13 give physical address bits 39:32 (§5.3). */
+		*gpa = (pde & 0xffc00000) | ((pde & 0x1fe000) << 19) | (la & 0x3fffff);
+		return 0;
+	}
+	if (rd(ram, size, (pde & 0xfffff000) + ((la >> 12) & 0x3ff) * 4, 4, &pte) ||
+	    !(pte & PG_P))
+		return -EFAULT;
+	*gpa = (pte & 0xfffff000) | (la & 0xfff);
+	return 0;
+}
+
+static int walk_long(const struct gpaging *pg, const uint8_t *ram, uint64_t size, uint64_t la,
+		     uint64_t *gpa)
+{
+	bool lm = pg->efer & X_EFER_LMA;
+	int level = lm ? 3 : 2;     /* 3 = PML4, 2 = PDPT, 1 = PD, 0 = PT */
+	uint64_t table = lm ? pg->cr3 & ADDR_MASK : pg->cr3 & 0xffffffe0;
+	uint64_t e;
+
+	if (!lm) {
+		/* PAE: the PDPTE is selected by bits 31:30 from a 32-byte table. */
+		if (rd(ram, size, table + ((la >> 30) & 3) * 8, 8, &e) || !(e & PG_P))
+			return -EFAULT;
+		table = e & ADDR_MASK;
+		level = 1;
+	}
+	for (; level >= 0; level--) {
+		unsigned shift = 12 + 9 * (unsigned)level;
+		if (rd(ram, size, table + ((la >> shift) & 511) * 8, 8, &e) || !(e & PG_P))
+			return -EFAULT;
+		if (level == 0 || (level <= 2 && (e & PG_PS))) {
+			uint64_t span = 1ull << shift;
+			*gpa = (e & ADDR_MASK & ~(span - 1)) | (la & (span - 1));
+			return 0;
+		}
+		table = e & ADDR_MASK;
+	}
+	return -EFAULT;
+}
+
+int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
+	  bool write, uint64_t *gpa)
+{
+	if (!(pg->cr0 & X_CR0_PG)) {
+		*gpa = la & 0xffffffffull;
+		return 0;
+	}
+	if (!(pg->cr4 & X_CR4_PAE))
+		return walk32(pg, ram, ram_size, la & 0xffffffffull, gpa);
+	return walk_long(pg, ram, ram_size, la, gpa);
+}

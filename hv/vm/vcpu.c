@@ -1,0 +1,233 @@
+/* vCPU run loop: inject pending events, arm the preemption timer for the
+ * next device deadline or slice end, enter, dispatch the exit, repeat. */
+#include "vm/vm.h"
+#include "vmx/vmcs.h"
+#include "vmx/vmcs_setup.h"
+#include "vmx/exit.h"
+#include "vmx/caps.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/time.h"
+#include "arch/x86/percpu.h"
+#include "errno.h"
+#include "memory.h"
+#include "lib/string.h"
+#include "log.h"
+
+int vmx_enter(struct guest_regs *regs, int launched);
+
+#define RFLAGS_IF_BIT BIT(9)
+#define SLICE_NS 10000000   /* round-robin slice until the scheduler framework lands */
+
+struct pending_exc { bool valid, has_err; uint8_t vector; uint32_t err; };
+static struct pending_exc pending_exc[MAX_CPUS];
+
+void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
+{
+	pending_exc[this_cpu_id()] = (struct pending_exc){ true, has_err, vector, err };
+}
+
+/* Re-inject an event whose delivery the exit interrupted (SDM §28.2.4, §27.6.1). */
+static bool reinject_vectoring(void)
+{
+	uint32_t idt = vmcs_read32(VMCS_IDT_VECT_INFO);
+
+	if (!(idt & INTR_INFO_VALID))
+		return false;
+	vmcs_write32(VMCS_ENTRY_INTR_INFO, idt & ~BIT(12));
+	if (idt & INTR_INFO_ERR_VALID)
+		vmcs_write32(VMCS_ENTRY_EXC_ERR, vmcs_read32(VMCS_IDT_VECT_ERR));
+	if (((idt >> 8) & 7) >= 4)   /* software interrupts/exceptions need the length */
+		vmcs_write32(VMCS_ENTRY_INSN_LEN, vmcs_read32(VMCS_EXIT_INSN_LEN));
+	return true;
+}
+
+static void set_intr_window(bool on)
+{
+	uint32_t proc = vmcs_read32(VMCS_PROC_CTLS);
+	uint32_t want = on ? proc | PROC_INTR_WINDOW : proc & ~PROC_INTR_WINDOW;
+
+	if (want != proc)
+		vmcs_write32(VMCS_PROC_CTLS, want);
+}
+
+/* Choose what the next entry delivers: a re-injected event, a queued
+ * exception, then an external interrupt from the vLAPIC when the guest can
+ * take one, else ask for an interrupt-window exit (SDM §26.6.5). */
+static void inject_events(struct vcpu *v, bool after_exit)
+{
+	struct pending_exc *e = &pending_exc[this_cpu_id()];
+	struct vintc *ic = &v->vm->devs.intc;
+	uint32_t intr, info;
+	int vec;
+
+	if (after_exit && reinject_vectoring())
+		return;
+	if (e->valid) {
+		info = INTR_INFO_VALID | INTR_TYPE_HW_EXC | e->vector;
+		if (e->has_err) {
+			info |= INTR_INFO_ERR_VALID;
+			vmcs_write32(VMCS_ENTRY_EXC_ERR, e->err);
+		}
+		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
+		e->valid = false;
+		return;
+	}
+	spin_lock(&v->vm->lock);
+	if (vintc_nmi_take(ic, v->id)) {
+		spin_unlock(&v->vm->lock);
+		vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
+		return;
+	}
+	vec = vintc_pending(ic, v->id);
+	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
+	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
+		vec = vintc_ack(ic, v->id);
+		spin_unlock(&v->vm->lock);
+		if (vec >= 0)
+			vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
+		set_intr_window(false);
+		return;
+	}
+	spin_unlock(&v->vm->lock);
+	set_intr_window(vec >= 0);
+}
+
+/* A halted vCPU wakes on any interrupt the vLAPIC holds (even with IF=0 the
+ * guest leaves HLT only for an interrupt it can take, so check IF too). */
+bool vcpu_has_wakeup(struct vcpu *v);
+bool vcpu_has_wakeup(struct vcpu *v)
+{
+	bool r;
+
+	spin_lock(&v->vm->lock);
+	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	spin_unlock(&v->vm->lock);
+	return r;
+}
+
+static void arm_preemption_timer(struct vcpu *v, stime_t now, stime_t slice_end)
+{
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), slice_end);
+	uint64_t ticks = 0;
+
+	if (dl > now)
+		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
+			>> vmx_caps.preempt_timer_shift;
+	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
+}
+
+static bool handle_start_signals(struct vcpu *v)
+{
+	int sipi;
+
+	if (READ_ONCE(v->init_pending)) {
+		WRITE_ONCE(v->init_pending, false);
+		if (v->id != 0)
+			WRITE_ONCE(v->state, VCPU_WAIT_SIPI);
+	}
+	if (READ_ONCE(v->state) != VCPU_WAIT_SIPI)
+		return true;
+	sipi = READ_ONCE(v->sipi_vector);
+	if (sipi < 0)
+		return false;
+	WRITE_ONCE(v->sipi_vector, -1);
+	vmcs_guest_sipi((uint8_t)sipi);
+	memset(&v->regs, 0, sizeof(v->regs));
+	WRITE_ONCE(v->state, VCPU_RUNNABLE);
+	return true;
+}
+
+/* The boot vCPU starts where the loader says, registers included. */
+static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
+{
+	vmcs_guest_entry(e);
+	v->regs.rax = e->rax;
+	v->regs.rbx = e->rbx;
+	v->regs.rcx = e->rcx;
+	v->regs.rdx = e->rdx;
+	v->regs.rsi = e->rsi;
+	v->regs.rdi = e->rdi;
+	v->regs.rbp = e->rbp;
+}
+
+void vcpu_run(struct vcpu *v)
+{
+	stime_t slice_end = time_now() + SLICE_NS;
+	bool after_exit = false;
+
+	/* The VMCS is built on the pCPU that runs the vCPU: its host state
+	 * (GS base, TR, GDT) is per pCPU, and vCPUs do not migrate yet. */
+	if (!v->vmcs) {
+		if (vmcs_setup(v)) {
+			vm_stop(v->vm, 126, "vmcs-setup-failed");
+			return;
+		}
+		if (v->id == 0)
+			vcpu_load_entry(v, &v->vm->entry);
+	} else if (vmcs_load(v->vmcs)) {
+		vm_stop(v->vm, 126, "vmptrld-failed");
+		return;
+	}
+	for (;;) {
+		stime_t now;
+		uint32_t reason;
+		enum exit_action act;
+
+		if (v->vm->state != VM_RUNNING) {
+			WRITE_ONCE(v->state, VCPU_DEAD);
+			return;
+		}
+		if (!handle_start_signals(v))
+			return;
+		now = time_now();
+		vm_devs_advance(v->vm, v->id, now);
+		if (v->state == VCPU_HALTED) {
+			if (!vcpu_has_wakeup(v))
+				return;
+			WRITE_ONCE(v->state, VCPU_RUNNABLE);
+		}
+		inject_events(v, after_exit);
+		arm_preemption_timer(v, now, slice_end);
+		irq_disable();
+		if (vmx_enter(&v->regs, v->launched)) {
+			irq_enable();
+			pr_err("%s: vcpu%u: VM entry failed, VM-instruction error %u\n",
+			       v->vm->p.name, v->id, vmcs_read32(VMCS_INSN_ERROR));
+			vmcs_dump();
+			vm_stop(v->vm, 126, "vmentry-failed");
+			return;
+		}
+		v->launched = true;
+		reason = vmcs_read32(VMCS_EXIT_REASON);
+		/* Let the host take the interrupt that caused the exit (no ack-on-exit). */
+		irq_enable();
+		after_exit = true;
+		act = exit_dispatch(v, reason);
+		if (act == EXIT_STOPPED)
+			return;
+		if (act == EXIT_BLOCK) {
+			WRITE_ONCE(v->state, VCPU_HALTED);
+			continue;   /* re-checked at the top: blocks unless an IRQ is pending */
+		}
+		if (act == EXIT_YIELD || time_now() >= slice_end)
+			return;
+	}
+}
+
+int vcpu_create(struct vm *vm, unsigned id, unsigned pcpu)
+{
+	struct vcpu *v = page_alloc_zeroed((sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
+	int r;
+
+	if (!v || !(v->apic_page = page_alloc_zeroed(1)))
+		return -ENOMEM;
+	v->vm = vm;
+	v->id = id;
+	v->pcpu = pcpu;
+	v->sipi_vector = -1;
+	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
+	vm->vcpu[id] = v;
+	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
+	return r;
+}

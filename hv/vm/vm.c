@@ -1,0 +1,248 @@
+/* VM creation from boot modules, placement of vCPUs on pCPUs, the per-pCPU
+ * loop, and ending VMs. A failure while creating or running a VM ends that VM
+ * only; when the last VM ends the run ends with a summary. */
+#include "vm/vm.h"
+#include "vm/place.h"
+#include "hv.h"
+#include "memory.h"
+#include "mm/pmm.h"
+#include "dev/acpi_tables.h"
+#include "lib/string.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+#include "errno.h"
+#include "log.h"
+
+struct vm *vms[VM_MAX];
+unsigned nr_vms;
+static volatile bool vms_ready;
+static volatile unsigned vms_dead;
+
+static void *ept_alloc(void *ctx) { return page_alloc_zeroed(1); }
+static paddr_t ept_v2p(void *ctx, void *p) { return (paddr_t)p; }
+static void *ept_p2v(void *ctx, paddr_t pa) { return (void *)pa; }
+
+static int vm_memory(struct vm *vm)
+{
+	paddr_t ram = pmm_alloc_pages(vm->p.mem / PAGE_SIZE, MiB(2), HV_DIRECT_MAP_END);
+
+	if (!ram) {
+		pr_err("%s: no %lu MiB of contiguous host RAM for the guest\n", vm->p.name,
+		       vm->p.mem >> 20);
+		return -ENOMEM;
+	}
+	vm->ram = (uint8_t *)ram;
+	vm->ram_size = vm->p.mem;
+	/* Only the firmware area is cleared: loaders clear what they load (a PC
+	 * does not clear RAM either), and clearing 64 MiB costs seconds in Bochs. */
+	memset(vm->ram, 0, MiB(1));
+	vm->ept = (struct ept){ .alloc_page = ept_alloc, .virt_to_phys = ept_v2p,
+				.phys_to_virt = ept_p2v };
+	if (ept_init(&vm->ept) || ept_map(&vm->ept, 0, ram, vm->ram_size, EPT_RWX))
+		return -ENOMEM;
+	vm->io_bitmap = page_alloc_zeroed(2);
+	vm->msr_bitmap = page_alloc_zeroed(1);
+	if (!vm->io_bitmap || !vm->msr_bitmap)
+		return -ENOMEM;
+	memset(vm->io_bitmap, 0xff, 2 * PAGE_SIZE);   /* every port exits */
+	msr_filter_fill_bitmap(&vm->msrs, vm->msr_bitmap);
+	return 0;
+}
+
+static int vm_firmware(struct vm *vm)
+{
+	struct acpi_tables_cfg cfg;
+	struct acpi_tables_info info;
+
+	acpi_tables_cfg_default(&cfg, vm->nr_vcpus);
+	return acpi_tables_build(vm->ram + GUEST_BIOS_START, ACPI_TABLES_AREA_SIZE, &cfg, &info);
+}
+
+static int vm_load(struct vm *vm, const struct bootinfo_module *k, const struct bootinfo_module *i)
+{
+	struct guest_ram ram = { vm->ram, vm->ram_size, vm->nr_vcpus };
+	struct guest_image img = {
+		.data = (const uint8_t *)k->start, .size = k->end - k->start,
+		.cmdline = vm->p.cmdline,
+		.initrd = i ? (const uint8_t *)i->start : NULL,
+		.initrd_size = i ? i->end - i->start : 0,
+	};
+
+	switch (vm->p.kind) {
+	case VM_KIND_MULTIBOOT:
+		return load_multiboot1(&ram, &img, &vm->entry);
+	case VM_KIND_FLAT:
+		return load_flat(&ram, &img, &vm->entry);
+	case VM_KIND_LINUX:
+		return load_bzimage(&ram, &img, &vm->entry);
+	}
+	return -EINVAL;
+}
+
+static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
+		     const struct bootinfo_module *initrd)
+{
+	struct vm *vm = page_alloc_zeroed((sizeof(*vm) + PAGE_SIZE - 1) / PAGE_SIZE);
+	struct cpuid_regs r;
+	int err;
+
+	if (!vm)
+		return -ENOMEM;
+	vm->p = *p;
+	vm->id = (unsigned)p->vm;
+	vm->nr_vcpus = p->vcpus;
+	cpuid_count(0, 0, &r);
+	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
+	vm->msrs.kvm_pv = false;
+	if ((err = vm_memory(vm)) || (err = vm_devs_init(vm)) || (err = vm_firmware(vm)) ||
+	    (err = vm_load(vm, k, initrd)))
+		return err;
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		if ((err = vcpu_create(vm, i, place_vcpu(p->pcpus[i]))))
+			return err;
+	place_commit(vm);
+	vms[nr_vms++] = vm;
+	pr_info("%s: %u vCPU%s, %lu MiB at host %#lx, entry %#lx, vCPUs on pCPU", p->name,
+		vm->nr_vcpus, vm->nr_vcpus > 1 ? "s" : "", vm->ram_size >> 20, (uint64_t)vm->ram,
+		vm->entry.rip);
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		log_printf(LOG_INFO, "%s%u", i ? "," : " ", vm->vcpu[i]->pcpu);
+	log_printf(LOG_INFO, "\n");
+	return 0;
+}
+
+static const struct bootinfo_module *find_initrd(const struct boot_info *bi, int vmid)
+{
+	struct vm_params q;
+
+	for (unsigned j = 0; j < bi->nr_modules; j++)
+		if (!modstr_parse(bi->modules[j].string, &q) && q.vm == vmid &&
+		    q.role == MOD_ROLE_INITRD)
+			return &bi->modules[j];
+	return NULL;
+}
+
+void vm_create_all(const struct boot_info *bi)
+{
+	static struct vm_params p;
+
+	for (unsigned i = 0; i < bi->nr_modules && nr_vms < VM_MAX; i++) {
+		int err;
+
+		pr_info("vm: module %u: \"%s\"\n", i, bi->modules[i].string);
+		if (modstr_parse(bi->modules[i].string, &p) || p.role != MOD_ROLE_KERNEL)
+			continue;
+		err = vm_create(&p, &bi->modules[i], find_initrd(bi, p.vm));
+		if (err)
+			pr_err("%s: not started (error %d)\n", p.name, err);
+	}
+	if (!nr_vms)
+		pr_warn("vm: no VM to run (give modules with role=kernel)\n");
+	WRITE_ONCE(vms_ready, true);
+}
+
+void vm_kick_vcpu(struct vcpu *v)
+{
+	if (v->pcpu != this_cpu_id())
+		apic_send_ipi(percpu_area[v->pcpu].apic_id, VEC_KICK);
+}
+
+void vm_stop(struct vm *vm, int status, const char *reason)
+{
+	if (__atomic_exchange_n(&vm->state, VM_DEAD, __ATOMIC_SEQ_CST) == VM_DEAD)
+		return;
+	vm->exit_status = status;
+	vm->exit_reason = reason;
+	pr_info("%s: ended status=%d reason=%s\n", vm->p.name, status, reason);
+	__atomic_fetch_add(&vms_dead, 1, __ATOMIC_SEQ_CST);
+	for (unsigned c = 0; c < nr_cpus_online; c++)
+		if (c != this_cpu_id())
+			apic_send_ipi(percpu_area[c].apic_id, VEC_KICK);
+}
+
+/* VM status 0 (power-off) or 1 (isa-debug-exit with 0, QEMU's convention,
+ * as kvm-unit-tests read it) is success. */
+static bool vm_succeeded(const struct vm *vm)
+{
+	return vm->exit_status == 0 || vm->exit_status == 1;
+}
+
+static __noreturn void finish(void)
+{
+	int failed = 0;
+
+	for (unsigned i = 0; i < nr_vms; i++) {
+		struct vm *vm = vms[i];
+		uint64_t exits = 0;
+
+		for (unsigned j = 0; j < vm->nr_vcpus; j++)
+			exits += vm->vcpu[j]->exits_total;
+		pr_info("summary: %s status=%d reason=%s exits=%lu %s\n", vm->p.name,
+			vm->exit_status, vm->exit_reason, exits, vm_succeeded(vm) ? "ok" : "FAILED");
+		vm_print_exits(vm);
+		failed += !vm_succeeded(vm);
+	}
+	hv_exit(failed ? 1 : 0, nr_vms ? "all-vms-ended" : "no-vms");
+}
+
+static void kick_handler(struct trap_frame *f)
+{
+	apic_eoi();
+}
+
+static void timer_handler(struct trap_frame *f)
+{
+	apic_eoi();
+}
+
+static void idle(unsigned cpu)
+{
+	stime_t dl = STIME_NEVER;
+
+	irq_disable();
+	for (struct vcpu *v = place_first(cpu); v; v = v->next_on_pcpu)
+		if (v->state == VCPU_HALTED && v->vm->state == VM_RUNNING)
+			dl = MIN(dl, vm_devs_next_deadline(v->vm, v->id));
+	apic_timer_oneshot(dl == STIME_NEVER ? 0 : time_ns_to_tsc(dl));
+	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
+	irq_disable();
+	stime_t now = time_now();
+	for (struct vcpu *v = place_first(cpu); v; v = v->next_on_pcpu)
+		if (v->state == VCPU_HALTED && v->vm->state == VM_RUNNING)
+			vm_devs_advance(v->vm, v->id, now);
+	irq_enable();
+}
+
+void vm_cpu_loop(void)
+{
+	unsigned cpu = this_cpu_id();
+	struct vcpu *last = NULL;
+
+	if (cpu == 0) {
+		irq_register(VEC_KICK, kick_handler);
+		irq_register(VEC_TIMER, timer_handler);
+	}
+	while (!READ_ONCE(vms_ready))
+		cpu_relax();
+	irq_enable();
+	for (;;) {
+		struct vcpu *v = place_pick(cpu, last);
+
+		if (v) {
+			vcpu_run(v);
+			last = v;
+			continue;
+		}
+		if (READ_ONCE(vms_dead) == nr_vms) {
+			if (cpu == 0)
+				finish();
+			irq_disable();
+			for (;;)
+				cpu_halt();
+		}
+		idle(cpu);
+	}
+}

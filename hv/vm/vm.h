@@ -1,0 +1,53 @@
+/* Virtual machines: created from the boot modules, each with its RAM (one
+ * contiguous host block mapped at guest-physical 0 by EPT), vCPUs, devices. */
+#ifndef HV_VM_VM_H
+#define HV_VM_VM_H
+#include "compiler.h"
+#include "spinlock.h"
+#include "bootinfo.h"
+#include "vm/vcpu.h"
+#include "vm/modstr.h"
+#include "vm/devs.h"
+#include "vmx/ept.h"
+#include "vmx/cpuid_filter.h"
+#include "vmx/msr_filter.h"
+#include "load/loader.h"
+
+#define VM_MAX 8
+
+enum vm_state { VM_RUNNING = 0, VM_DEAD = 1 };
+
+struct vm {
+	unsigned id;
+	struct vm_params p;              /* from the module string */
+	volatile int state;
+	int exit_status;
+	const char *exit_reason;
+	unsigned nr_vcpus;
+	struct vcpu *vcpu[VM_MAX_VCPUS];
+	uint8_t *ram;                    /* host pointer (= host physical) of gpa 0 */
+	uint64_t ram_size;
+	struct ept ept;
+	uint8_t *io_bitmap;              /* 8 KiB: bitmaps A and B */
+	uint8_t *msr_bitmap;             /* 4 KiB */
+	struct cpuid_policy cpuid;
+	struct msr_policy msrs;
+	struct vm_devs devs;
+	struct guest_entry entry;        /* boot vCPU's first state */
+	spinlock_t lock;
+	char line[160];                  /* guest console line being assembled */
+	unsigned line_len;
+};
+
+extern struct vm *vms[VM_MAX];
+extern unsigned nr_vms;
+
+/* Create every VM the boot modules describe (errors end that VM only). */
+void vm_create_all(const struct boot_info *bi);
+/* End a VM: its vCPUs stop, others keep running. Safe from any pCPU. */
+void vm_stop(struct vm *vm, int status, const char *reason);
+/* The per-pCPU loop: run the vCPUs placed here; never returns. */
+__noreturn void vm_cpu_loop(void);
+/* A vCPU has something new to handle: make its pCPU look (IPI if remote). */
+void vm_kick_vcpu(struct vcpu *v);
+#endif

@@ -1,0 +1,181 @@
+/* VM-exit dispatch (SDM vol. 3 §28.2 "Recording VM-Exit Information"). Every
+ * exit is counted per vCPU; an exit with no handler stops only its VM. */
+#include "vmx/exit.h"
+#include "vmx/vmcs.h"
+#include "vm/vm.h"
+#include "arch/x86/cpu.h"
+#include "log.h"
+
+static const char *reason_name(uint32_t r);
+
+void exit_skip_insn(struct exit_info *x)
+{
+	vmcs_writenat(VMCS_GUEST_RIP, vmcs_readnat(VMCS_GUEST_RIP) + x->insn_len);
+	/* Skipping an instruction ends STI/MOV-SS blocking (§25.4.2). */
+	uint32_t intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))
+		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY,
+			     intr & ~(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
+}
+
+enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
+{
+	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
+	       v->vm->p.name, v->id, why, x->reason, reason_name(x->reason), x->qual);
+	vmcs_dump();
+	vm_stop(v->vm, 126, why);
+	return EXIT_STOPPED;
+}
+
+static enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
+{
+	return exit_fail(v, x, "unhandled VM exit");
+}
+
+static enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
+{
+	/* External interrupts, windows and the preemption timer: the run loop
+	 * already does what they ask (host IRQs, injection, timers). */
+	return EXIT_RESUME;
+}
+
+static enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
+{
+	exit_skip_insn(x);
+	return EXIT_BLOCK;
+}
+
+static enum exit_action exit_pause(struct vcpu *v, struct exit_info *x)
+{
+	/* PAUSE-loop exit (§25.6.13): the guest spins; let others run. */
+	v->ple_exits++;
+	return EXIT_YIELD;
+}
+
+static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
+{
+	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->p.name, v->id,
+	       vmcs_readnat(VMCS_GUEST_RIP));
+	vm_stop(v->vm, 125, "triple-fault");
+	return EXIT_STOPPED;
+}
+
+static enum exit_action exit_invalid_state(struct vcpu *v, struct exit_info *x)
+{
+	return exit_fail(v, x, "VM entry failed: invalid guest state");
+}
+
+static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
+{
+	uint32_t idx = (uint32_t)v->regs.rcx;
+	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
+	struct cpuid_regs r;
+
+	/* Only XCR0 with x87 set and bits the host supports (SDM XSETBV). */
+	cpuid_count(0xd, 0, &r);
+	if (idx != 0 || !(val & 1) || (val & ~(((uint64_t)r.edx << 32) | r.eax)) ||
+	    ((val & 4) && !(val & 2))) {
+		vcpu_queue_exception(v, 13, true, 0);
+		return EXIT_RESUME;
+	}
+	__asm__ volatile("xsetbv" : : "c"(idx), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)));
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+static enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
+{
+	/* VMX instructions, MONITOR/MWAIT, ...: the guest sees no such feature. */
+	vcpu_queue_exception(v, 6, false, 0);
+	return EXIT_RESUME;
+}
+
+static enum exit_action exit_wbinvd(struct vcpu *v, struct exit_info *x)
+{
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+static enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
+{
+	vintc_eoi_exit(&v->vm->devs.intc, v->id, (uint8_t)x->qual);
+	return EXIT_RESUME;
+}
+
+static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
+{
+	if (vintc_apic_write_exit(&v->vm->devs.intc, v->id, (unsigned)(x->qual & 0xfff)))
+		vcpu_queue_exception(v, 13, true, 0);
+	return EXIT_RESUME;
+}
+
+static const exit_handler_fn handlers[EXIT_REASON_MAX] = {
+	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
+	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
+	[EXIT_REASON_INTERRUPT_WINDOW] = exit_nothing,
+	[EXIT_REASON_NMI_WINDOW] = exit_nothing,
+	[EXIT_REASON_CPUID] = exit_cpuid,
+	[EXIT_REASON_HLT] = exit_hlt,
+	[EXIT_REASON_VMCALL] = exit_vmcall,
+	[EXIT_REASON_VMCLEAR] = exit_inject_ud,
+	[EXIT_REASON_VMLAUNCH] = exit_inject_ud,
+	[EXIT_REASON_VMPTRLD] = exit_inject_ud,
+	[EXIT_REASON_VMPTRST] = exit_inject_ud,
+	[EXIT_REASON_VMREAD] = exit_inject_ud,
+	[EXIT_REASON_VMRESUME] = exit_inject_ud,
+	[EXIT_REASON_VMWRITE] = exit_inject_ud,
+	[EXIT_REASON_VMXOFF] = exit_inject_ud,
+	[EXIT_REASON_VMXON] = exit_inject_ud,
+	[EXIT_REASON_INVEPT] = exit_inject_ud,
+	[EXIT_REASON_INVVPID] = exit_inject_ud,
+	[EXIT_REASON_MWAIT] = exit_inject_ud,
+	[EXIT_REASON_MONITOR] = exit_inject_ud,
+	[EXIT_REASON_CR_ACCESS] = exit_cr_access,
+	[EXIT_REASON_IO] = exit_io,
+	[EXIT_REASON_RDMSR] = exit_rdmsr,
+	[EXIT_REASON_WRMSR] = exit_wrmsr,
+	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
+	[EXIT_REASON_PAUSE] = exit_pause,
+	[EXIT_REASON_APIC_ACCESS] = exit_apic_access,
+	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
+	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
+	[EXIT_REASON_EPT_VIOLATION] = exit_ept_violation,
+	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
+	[EXIT_REASON_WBINVD] = exit_wbinvd,
+	[EXIT_REASON_XSETBV] = exit_xsetbv,
+};
+
+enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw)
+{
+	struct exit_info x = { .reason = raw & 0xffff };
+	exit_handler_fn fn;
+
+	v->exits_total++;
+	if (x.reason >= EXIT_REASON_MAX) {
+		x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
+		return exit_fail(v, &x, "exit reason out of range");
+	}
+	v->exits[x.reason]++;
+	if (raw & EXIT_REASON_FAILED_ENTRY) {
+		x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
+		return exit_fail(v, &x, "VM entry failed");
+	}
+	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
+	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
+	fn = handlers[x.reason] ? handlers[x.reason] : exit_unhandled;
+	return fn(v, &x);
+}
+
+static const char *reason_name(uint32_t r)
+{
+	static const char *const names[EXIT_REASON_MAX] = {
+		[0] = "exception/NMI", [1] = "external interrupt", [2] = "triple fault",
+		[3] = "INIT", [4] = "SIPI", [7] = "interrupt window", [9] = "task switch",
+		[10] = "CPUID", [12] = "HLT", [18] = "VMCALL", [28] = "CR access",
+		[29] = "DR access", [30] = "I/O", [31] = "RDMSR", [32] = "WRMSR",
+		[33] = "invalid guest state", [34] = "MSR loading", [40] = "PAUSE",
+		[44] = "APIC access", [48] = "EPT violation", [49] = "EPT misconfiguration",
+		[52] = "preemption timer", [55] = "XSETBV", [56] = "APIC write",
+	};
+	return r < EXIT_REASON_MAX && names[r] ? names[r] : "?";
+}

@@ -1,0 +1,88 @@
+/* I/O-instruction exits (SDM vol. 3 §28.2.1 Table 28-5 for the qualification,
+ * §28.2.5 Table 28-8 for the string forms' instruction information). */
+#include "vmx/exit.h"
+#include "vmx/vmcs.h"
+#include "vm/vm.h"
+#include "vm/gmem.h"
+#include "log.h"
+
+#define IOQ_SIZE(q)    ((unsigned)((q) & 7) + 1)
+#define IOQ_IN         BIT(3)
+#define IOQ_STRING     BIT(4)
+#define IOQ_REP        BIT(5)
+#define IOQ_PORT(q)    ((uint16_t)((q) >> 16))
+#define RFLAGS_DF      BIT(10)
+#define STRING_IO_MAX  65536   /* items per exit; REP continues on re-entry */
+
+static void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in, uint32_t *val)
+{
+	struct vm *vm = v->vm;
+
+	spin_lock(&vm->lock);
+	vm_devs_pio(vm, v->id, port, size, !in, val);
+	spin_unlock(&vm->lock);
+}
+
+static uint64_t seg_base(unsigned seg)
+{
+	/* ES, CS, SS, DS, FS, GS: base fields are 2 encodings apart. */
+	return vmcs_vmread(VMCS_GUEST_ES_BASE + 2 * seg);
+}
+
+static enum exit_action io_string(struct vcpu *v, struct exit_info *x, uint16_t port,
+				  unsigned size, bool in, bool rep)
+{
+	uint32_t info = vmcs_read32(VMCS_EXIT_INSN_INFO);
+	unsigned asz = (info >> 7) & 7;               /* 0: 16, 1: 32, 2: 64 bit */
+	uint64_t amask = asz == 0 ? 0xffff : asz == 1 ? 0xffffffffull : ~0ull;
+	unsigned seg = in ? 0 /* ES */ : (info >> 15) & 7;
+	uint64_t *idx = in ? &v->regs.rdi : &v->regs.rsi;
+	int64_t step = (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_DF) ? -(int64_t)size : (int64_t)size;
+	uint64_t count = rep ? (v->regs.rcx & amask) : 1;
+	uint64_t done = 0;
+
+	for (; done < count && done < STRING_IO_MAX; done++) {
+		uint64_t la = seg_base(seg) + (*idx & amask);
+		uint32_t val = 0;
+
+		if (in) {
+			io_one(v, port, size, true, &val);
+			if (guest_write_linear(v, la, &val, size))
+				return exit_fail(v, x, "string I/O to unmapped guest memory");
+		} else {
+			if (guest_read_linear(v, la, &val, size))
+				return exit_fail(v, x, "string I/O from unmapped guest memory");
+			io_one(v, port, size, false, &val);
+		}
+		*idx = (*idx & ~amask) | ((*idx + (uint64_t)step) & amask);
+		if (v->vm->state != VM_RUNNING)
+			return EXIT_STOPPED;
+	}
+	if (rep)
+		v->regs.rcx = (v->regs.rcx & ~amask) | ((count - done) & amask);
+	if (done == count)
+		exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+enum exit_action exit_io(struct vcpu *v, struct exit_info *x)
+{
+	uint16_t port = IOQ_PORT(x->qual);
+	unsigned size = IOQ_SIZE(x->qual);
+	bool in = x->qual & IOQ_IN;
+	uint32_t val;
+
+	if (x->qual & IOQ_STRING)
+		return io_string(v, x, port, size, in, x->qual & IOQ_REP);
+	val = in ? 0 : (uint32_t)v->regs.rax;
+	io_one(v, port, size, in, &val);
+	if (in) {
+		uint64_t mask = size == 4 ? 0xffffffffull : (1ull << (8 * size)) - 1;
+		/* A 32-bit IN zero-extends into RAX; 8/16-bit INs merge (SDM IN). */
+		v->regs.rax = size == 4 ? val : (v->regs.rax & ~mask) | (val & mask);
+	}
+	if (v->vm->state != VM_RUNNING)
+		return EXIT_STOPPED;
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}

@@ -1,0 +1,168 @@
+/* CPUID, MSR, control-register and VMCALL exits. */
+#include "vmx/exit.h"
+#include "vmx/vmcs.h"
+#include "vmx/vmcs_setup.h"
+#include "vmx/caps.h"
+#include "vm/vm.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "hypercall.h"
+#include "log.h"
+
+uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
+
+enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
+{
+	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
+	struct cpuid_vcpu cv = {
+		.index = v->id,
+		.cr4_osxsave = vmcs_readnat(VMCS_CR4_SHADOW) & CR4_OSXSAVE,
+		.apic_enabled = true,
+	};
+	struct cpuid_regs r;
+
+	cpuid_count(leaf, sub, &r);
+	cpuid_filter_apply(&v->vm->cpuid, &cv, leaf, sub, &r);
+	v->regs.rax = r.eax;
+	v->regs.rbx = r.ebx;
+	v->regs.rcx = r.ecx;
+	v->regs.rdx = r.edx;
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+static void update_long_mode(uint64_t cr0, uint64_t efer)
+{
+	uint32_t entry = vmcs_read32(VMCS_ENTRY_CTLS);
+
+	/* IA-32e activation (SDM §10.8.5): LMA = LME && PG. */
+	if ((cr0 & CR0_PG) && (efer & EFER_LME)) {
+		efer |= EFER_LMA;
+		entry |= ENTRY_IA32E_GUEST;
+	} else {
+		efer &= ~EFER_LMA;
+		entry &= ~ENTRY_IA32E_GUEST;
+	}
+	vmcs_write64(VMCS_GUEST_EFER, efer);
+	vmcs_write32(VMCS_ENTRY_CTLS, entry);
+}
+
+static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t msr, bool write,
+		       uint64_t *val)
+{
+	struct vintc *ic = &v->vm->devs.intc;
+	int r = 0;
+
+	switch (d->handler) {
+	case MSR_H_CONST:
+		if (!write)
+			*val = d->value;
+		return 0;
+	case MSR_H_APIC_BASE:
+	case MSR_H_X2APIC:
+	case MSR_H_TSC_DEADLINE:
+		spin_lock(&v->vm->lock);
+		r = write ? vintc_msr_write(ic, v->id, msr, *val) : vintc_msr_read(ic, v->id, msr, val);
+		spin_unlock(&v->vm->lock);
+		return r;
+	case MSR_H_EFER:
+		if (!write) {
+			*val = vmcs_read64(VMCS_GUEST_EFER);
+			return 0;
+		}
+		if (*val & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
+			return -1;
+		update_long_mode(vmcs_readnat(VMCS_CR0_SHADOW), *val);
+		return 0;
+	case MSR_H_PAT:
+		if (write)
+			vmcs_write64(VMCS_GUEST_PAT, *val);
+		else
+			*val = vmcs_read64(VMCS_GUEST_PAT);
+		return 0;
+	case MSR_H_TSC:
+		if (!write)
+			*val = rdtsc() + vmcs_read64(VMCS_TSC_OFFSET);
+		else
+			vmcs_write64(VMCS_TSC_OFFSET, *val - rdtsc());
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write)
+{
+	uint32_t msr = (uint32_t)v->regs.rcx;
+	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
+	struct msr_decision d;
+
+	if (msr_filter_lookup(&v->vm->msrs, msr, write, &d) != MSR_ACT_EMUL ||
+	    msr_emulate(v, &d, msr, write, &val)) {
+		vcpu_queue_exception(v, 13, true, 0);   /* #GP(0) */
+		return EXIT_RESUME;
+	}
+	if (!write) {
+		v->regs.rax = (uint32_t)val;
+		v->regs.rdx = val >> 32;
+	}
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x)
+{
+	return exit_msr(v, x, false);
+}
+
+enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x)
+{
+	return exit_msr(v, x, true);
+}
+
+/* MOV to CR0/CR4, CLTS and LMSW for the bits we own (SDM §28.2.1 Table 28-3). */
+enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
+{
+	unsigned cr = x->qual & 15, type = (x->qual >> 4) & 3, gpr = (x->qual >> 8) & 15;
+	uint64_t val = gpr == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *vcpu_gpr(v, gpr);
+	uint64_t cr0 = vmcs_readnat(VMCS_CR0_SHADOW);
+
+	if (type == 2) {                /* CLTS */
+		val = cr0 & ~CR0_TS;
+		cr = 0;
+	} else if (type == 3) {         /* LMSW: bits 3:0, PE cannot be cleared */
+		val = (cr0 & ~0xeull) | ((x->qual >> 16) & 0xf) | (cr0 & CR0_PE);
+		cr = 0;
+	} else if (type != 0) {
+		return exit_fail(v, x, "unexpected MOV from CR");
+	}
+	if (cr == 0) {
+		if ((val & CR0_PG) && !(val & CR0_PE)) {
+			vcpu_queue_exception(v, 13, true, 0);
+			return EXIT_RESUME;
+		}
+		vmcs_guest_set_cr0(val);
+		if ((val ^ cr0) & CR0_PG)
+			update_long_mode(val, vmcs_read64(VMCS_GUEST_EFER));
+	} else if (cr == 4) {
+		if (val & CR4_VMXE) {   /* VMX is not offered to guests */
+			vcpu_queue_exception(v, 13, true, 0);
+			return EXIT_RESUME;
+		}
+		vmcs_guest_set_cr4(val);
+	} else {
+		return exit_fail(v, x, "MOV to an unexpected control register");
+	}
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x)
+{
+	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
+
+	v->regs.rax = (uint64_t)hcall_dispatch(v, cpl, v->regs.rax, v->regs.rbx, v->regs.rcx,
+					       v->regs.rdx, v->regs.rsi);
+	exit_skip_insn(x);
+	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
+}

@@ -1,0 +1,90 @@
+/* EPT violations and APIC-access exits: MMIO to device models, decoded from
+ * the guest's instruction (SDM vol. 3 §28.2.1 Table 28-7, §30.4.4).
+ * Guest-physical space policy (docs/vmx.md): RAM is mapped; below 4 GiB the
+ * LAPIC/IOAPIC pages reach their models and every other address reads all
+ * ones and drops writes, as on a PC; an access at or above 4 GiB stops the VM. */
+#include "vmx/exit.h"
+#include "vmx/vmcs.h"
+#include "vmx/decode.h"
+#include "vm/vm.h"
+#include "vm/gmem.h"
+#include "load/loader.h"
+#include "log.h"
+
+#define AR_L  BIT(13)
+#define AR_DB BIT(14)
+
+uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
+
+uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx)
+{
+	static uint64_t rsp_scratch;   /* RSP is never an MMIO operand in practice */
+	uint64_t *r[16] = {
+		&v->regs.rax, &v->regs.rcx, &v->regs.rdx, &v->regs.rbx, &rsp_scratch,
+		&v->regs.rbp, &v->regs.rsi, &v->regs.rdi, &v->regs.r8, &v->regs.r9,
+		&v->regs.r10, &v->regs.r11, &v->regs.r12, &v->regs.r13, &v->regs.r14,
+		&v->regs.r15,
+	};
+	return r[idx & 15];
+}
+
+static enum decode_mode cpu_mode(void)
+{
+	uint32_t ar = vmcs_read32(VMCS_GUEST_CS_AR);
+
+	if (!(vmcs_readnat(VMCS_GUEST_CR0) & 1))
+		return DECODE_MODE_16;
+	if (ar & AR_L)
+		return DECODE_MODE_64;
+	return (ar & AR_DB) ? DECODE_MODE_32 : DECODE_MODE_16;
+}
+
+static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64_t gpa)
+{
+	uint8_t buf[DECODE_MAX_LEN];
+	uint64_t rip = vmcs_readnat(VMCS_GUEST_CS_BASE) + vmcs_readnat(VMCS_GUEST_RIP);
+	struct mmio_insn in;
+	uint64_t val = 0, *reg;
+	int r;
+
+	if (guest_read_linear(v, rip, buf, sizeof(buf)) &&
+	    guest_read_linear(v, rip, buf, PAGE_SIZE - (rip & (PAGE_SIZE - 1))))
+		return exit_fail(v, x, "cannot fetch the MMIO instruction");
+	r = decode_mmio(buf, sizeof(buf), cpu_mode(), &in);
+	if (r)
+		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
+	reg = vcpu_gpr(v, in.reg);
+	if (in.write)
+		val = in.has_imm ? in.imm : decode_store_value(&in, in.high8 ? *reg >> 8 : *reg);
+	spin_lock(&v->vm->lock);
+	r = vm_devs_mmio(v->vm, v->id, gpa, in.size, in.write, &val);
+	spin_unlock(&v->vm->lock);
+	if (r) {
+		pr_err("%s: vcpu%u: access to guest-physical %#lx, outside RAM and devices\n",
+		       v->vm->p.name, v->id, gpa);
+		vm_stop(v->vm, 124, "bad-guest-physical-access");
+		return EXIT_STOPPED;
+	}
+	if (!in.write)
+		*reg = decode_load_merge(&in, *reg, val);
+	x->insn_len = in.len;
+	exit_skip_insn(x);
+	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
+}
+
+enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x)
+{
+	uint64_t gpa = vmcs_read64(VMCS_GUEST_PHYS_ADDR);
+
+	if (gpa < v->vm->ram_size)
+		return exit_fail(v, x, "EPT violation inside guest RAM");
+	return mmio_emulate(v, x, gpa);
+}
+
+enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x)
+{
+	/* Linear accesses only (type 0/1); the offset is in bits 11:0. */
+	if (((x->qual >> 12) & 0xf) > 1)
+		return exit_fail(v, x, "unsupported APIC-access type");
+	return mmio_emulate(v, x, GUEST_LAPIC_BASE + (x->qual & 0xfff));
+}

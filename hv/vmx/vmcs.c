@@ -1,0 +1,70 @@
+/* VMX instruction wrappers with checked results (SDM vol. 3 §31.2: VMfailInvalid
+ * sets CF, VMfailValid sets ZF and leaves the error in VMCS_INSN_ERROR). */
+#include "vmx/vmcs.h"
+#include "log.h"
+
+static int vmx_result(uint8_t cf, uint8_t zf)
+{
+	if (cf)
+		return -1;
+	if (zf)
+		return (int)vmcs_vmread(VMCS_INSN_ERROR);
+	return 0;
+}
+
+int vmcs_vmwrite(unsigned long field, uint64_t v)
+{
+	uint8_t cf, zf;
+
+	__asm__ volatile("vmwrite %2, %3; setc %0; setz %1"
+			 : "=q"(cf), "=q"(zf) : "rm"(v), "r"(field) : "cc", "memory");
+	return vmx_result(cf, zf);
+}
+
+uint64_t vmcs_vmread(unsigned long field)
+{
+	uint64_t v = 0;
+
+	__asm__ volatile("vmread %1, %0" : "=rm"(v) : "r"(field) : "cc");
+	return v;
+}
+
+int vmcs_clear(paddr_t pa)
+{
+	uint8_t cf, zf;
+
+	__asm__ volatile("vmclear %2; setc %0; setz %1" : "=q"(cf), "=q"(zf) : "m"(pa) : "cc", "memory");
+	return vmx_result(cf, zf);
+}
+
+int vmcs_load(paddr_t pa)
+{
+	uint8_t cf, zf;
+
+	__asm__ volatile("vmptrld %2; setc %0; setz %1" : "=q"(cf), "=q"(zf) : "m"(pa) : "cc", "memory");
+	return vmx_result(cf, zf);
+}
+
+void vmcs_write_failed(unsigned long field, uint64_t v, int err)
+{
+	pr_err("vmx: VMWRITE field %#lx value %#lx failed: VM-instruction error %d\n",
+	       field, v, err);
+}
+
+void vmcs_dump(void)
+{
+	static const struct { const char *name; unsigned long f; } fields[] = {
+		{ "exit reason", VMCS_EXIT_REASON }, { "qualification", VMCS_EXIT_QUAL },
+		{ "guest RIP", VMCS_GUEST_RIP }, { "guest RSP", VMCS_GUEST_RSP },
+		{ "guest RFLAGS", VMCS_GUEST_RFLAGS }, { "guest CR0", VMCS_GUEST_CR0 },
+		{ "guest CR3", VMCS_GUEST_CR3 }, { "guest CR4", VMCS_GUEST_CR4 },
+		{ "guest EFER", VMCS_GUEST_EFER }, { "guest CS sel", VMCS_GUEST_CS_SEL },
+		{ "guest CS base", VMCS_GUEST_CS_BASE }, { "guest CS AR", VMCS_GUEST_CS_AR },
+		{ "guest phys addr", VMCS_GUEST_PHYS_ADDR }, { "guest linear", VMCS_GUEST_LINEAR_ADDR },
+		{ "intr info", VMCS_EXIT_INTR_INFO }, { "IDT vectoring", VMCS_IDT_VECT_INFO },
+		{ "interruptibility", VMCS_GUEST_INTERRUPTIBILITY },
+		{ "activity", VMCS_GUEST_ACTIVITY }, { "insn error", VMCS_INSN_ERROR },
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(fields); i++)
+		pr_err("  vmcs %-16s = %#lx\n", fields[i].name, vmcs_vmread(fields[i].f));
+}

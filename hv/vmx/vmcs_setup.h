@@ -1,0 +1,16 @@
+/* Building a vCPU's VMCS: controls, host state and initial guest state. */
+#ifndef HV_VMX_VMCS_SETUP_H
+#define HV_VMX_VMCS_SETUP_H
+#include "vm/vm.h"
+#include "load/loader.h"
+
+/* Allocate, VMCLEAR, VMPTRLD and fill the VMCS of v (on the current pCPU). */
+int vmcs_setup(struct vcpu *v);
+/* Guest state for an entry described by a loader. */
+void vmcs_guest_entry(const struct guest_entry *e);
+/* Real-mode state after INIT + SIPI with the given vector (SDM §9.4.4.2 / §11.6.1). */
+void vmcs_guest_sipi(uint8_t vector);
+/* Write CR0/CR4 as the guest asked, keeping the bits VMX requires (via the read shadows). */
+void vmcs_guest_set_cr0(uint64_t val);
+void vmcs_guest_set_cr4(uint64_t val);
+#endif
