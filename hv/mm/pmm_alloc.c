@@ -49,24 +49,25 @@ paddr_t pmm_alloc_pages(uint64_t n, uint64_t align, paddr_t limit)
 int pmm_free_pages(paddr_t pa, uint64_t n)
 {
 	uint64_t s = pa >> PAGE_SHIFT, e = s + n;
-	int rc = 0;
+	int rc = -EINVAL;
 
-	if (!pmm.ready || !IS_ALIGNED(pa, PAGE_SIZE) || !n || e < s ||
-	    !pmm_range_allocatable(s, e)) {
+	spin_lock(&pmm.lock);
+	if (pmm.ready && IS_ALIGNED(pa, PAGE_SIZE) && n && e > s && pmm_range_allocatable(s, e)) {
+		rc = -EBUSY;
+		if (bitmap_count(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn) == n) {
+			bitmap_assign(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn, false);
+			pmm.nfree += n;
+			rc = 0;
+		}
+	}
+	spin_unlock(&pmm.lock);
+	if (rc == -EINVAL)
 		pr_err("pmm: refusing to free 0x%llx+%llu pages: not allocatable memory\n",
 		       (unsigned long long)pa, (unsigned long long)n);
-		return -EINVAL;
-	}
-	spin_lock(&pmm.lock);
-	if (bitmap_count(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn) != n)
-		rc = -EINVAL;
-	else
-		pmm.nfree += bitmap_assign(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn, false);
-	spin_unlock(&pmm.lock);
-	if (rc)
+	else if (rc)
 		pr_err("pmm: double free of 0x%llx+%llu pages (some are already free)\n",
 		       (unsigned long long)pa, (unsigned long long)n);
-	return rc;
+	return rc ? -EINVAL : 0;
 }
 
 void pmm_stats_get(struct pmm_stats *st)

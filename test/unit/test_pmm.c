@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "mm/pmm.h"
+#include "mm/pmm_boot.h"
 #include "errno.h"
 #include "log.h"
 #include "shim.h"
@@ -350,6 +351,52 @@ START_TEST(test_large_block_cost)
 }
 END_TEST
 
+
+/* One-call set-up from boot information: the map's non-RAM entries, the
+ * image, the boot info, modules and ACPI tables are never handed out. */
+START_TEST(test_from_boot)
+{
+	static struct boot_info bi;
+	static struct platform_info pi;
+	struct pmm_boot_args a = { .bi = &bi, .pi = &pi, .image_start = 0x200000,
+				   .image_end = 0x263000, .low_start = 0x8000, .low_len = 0x8000 };
+
+	setup();
+	nents = nwins = 0;
+	memset(&bi, 0, sizeof(bi));
+	memset(&pi, 0, sizeof(pi));
+	bi.mmap[bi.nr_mmap++] = (struct bootinfo_range){ 0, 0x9fc00, 1 };
+	bi.mmap[bi.nr_mmap++] = (struct bootinfo_range){ 0x100000, 0x3ee0000, 1 };
+	bi.mmap[bi.nr_mmap++] = (struct bootinfo_range){ 0x800000, 0x1000, 2 };  /* inside RAM */
+	bi.mmap[bi.nr_mmap++] = (struct bootinfo_range){ 0x3fe0000, 0x20000, 3 };
+	bi.mbi = 0xa000;                        /* inside the low window */
+	bi.total_size = 0x2c8;
+	bi.modules[bi.nr_modules++] = (struct bootinfo_module){ 0x264000, 0x1264123, "m" };
+	pi.tables[pi.nr_tables++] = (struct platform_range){ 0x3000000, 0x1234 };
+	ck_assert_int_eq(pmm_init_from_boot(&a), 0);
+	/* The same facts for the model. */
+	ents[nents++] = (struct ent){ 0, 0x9fc00, 1 };
+	ents[nents++] = (struct ent){ 0x100000, 0x3ee0000, 1 };
+	ents[nents++] = (struct ent){ 0x800000, 0x1000, 0 };
+	ents[nents++] = (struct ent){ 0x3fe0000, 0x20000, 0 };
+	ents[nents++] = (struct ent){ 0x200000, 0x63000, 0 };
+	ents[nents++] = (struct ent){ 0xa000, 0x2c8, 0 };
+	ents[nents++] = (struct ent){ 0x264000, 0x1000123, 0 };
+	ents[nents++] = (struct ent){ 0x3000000, 0x1234, 0 };
+	wins[nwins].base = 0x8000;
+	wins[nwins++].len = 0x8000;
+	model_build();
+	ck_assert(!expect[0x800] && !expect[0x1264] && expect[0x1265] && expect[0xf] && !expect[0xa]);
+	ck_assert_uint_eq(drain_singles(), model_count());
+	/* A broken map is one error and no allocator. */
+	bi.nr_mmap = 0;
+	shim_reset_logs();
+	ck_assert_int_eq(pmm_init_from_boot(&a), -ENOMEM);
+	ck_assert_int_eq(shim_log_count[LOG_ERR], 2);
+	ck_assert_uint_eq(pmm_alloc_page(), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pmm");
@@ -362,6 +409,7 @@ int main(void)
 	tcase_add_test(tc, test_init_errors);
 	tcase_add_test(tc, test_random_maps);
 	tcase_add_test(tc, test_large_block_cost);
+	tcase_add_test(tc, test_from_boot);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
