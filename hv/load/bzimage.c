@@ -125,7 +125,9 @@ static int bz_header_check(const uint8_t *d, size_t size, struct bz_info *bi)
 static int bz_header_parse(const uint8_t *d, size_t size, struct bz_info *bi)
 {
 	unsigned sects = d[HDR_SETUP_SECTS] ? d[HDR_SETUP_SECTS] : 4;
-	uint64_t pref = rd64(d + HDR_PREF_ADDRESS), init = rd32(d + HDR_INIT_SIZE);
+	/* Saturate a wild pref_address so the sum below cannot wrap. */
+	uint64_t pref = MIN(rd64(d + HDR_PREF_ADDRESS), GiB(4));
+	uint64_t init = rd32(d + HDR_INIT_SIZE);
 
 	bi->hdr_end = MIN((size_t)HDR_JUMP + 2 + d[HDR_JUMP + 1], (size_t)HDR_END_MAX);
 	bi->pm_offset = (size_t)(sects + 1) * 512;

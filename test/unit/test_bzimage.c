@@ -295,6 +295,13 @@ START_TEST(test_kernel_too_large)
 }
 END_TEST
 
+START_TEST(test_pref_address_wraps)
+{
+	put64(img + 0x258, ~0ULL);             /* pref_address + init_size wraps */
+	expect_fail(-E2BIG, "kernel needs RAM", 1);
+}
+END_TEST
+
 START_TEST(test_ram_too_small)
 {
 	ram.size = 17u << 20;                  /* < pref_address + init_size */
@@ -383,6 +390,7 @@ int main(void)
 	tcase_add_test(bad, test_no_64bit_entry);
 	tcase_add_test(bad, test_truncated);
 	tcase_add_test(bad, test_kernel_too_large);
+	tcase_add_test(bad, test_pref_address_wraps);
 	tcase_add_test(bad, test_ram_too_small);
 	tcase_add_test(bad, test_initrd_too_large);
 	tcase_add_test(bad, test_cmdline_too_long);

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 BASE_CMDLINE = ("console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 no_timer_check "
-                "tsc=reliable lpj=10000000 idle=halt panic=-1")
+                "tsc=reliable lpj=10000000 idle=halt panic=-1 quiet")
 
 
 def default_runs(cpus):
