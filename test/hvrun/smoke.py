@@ -55,6 +55,7 @@ def cases(kernel):
         ('qemu-triple-fault', q + ['--cmdline', 'test=reset'], 4),
         ('usage-missing-image', q + ['--vm', 'kind=x', '--image', '/nonexistent'], 64),
         ('usage-bochs-uefi', b + ['--firmware', 'uefi'], 64),
+        ('usage-not-multiboot2', ['--emu', 'qemu', '--hv', os.path.join(HERE, 'smoke.py')], 64),
         ('bochs-2cpu-pass', b + ['--cpus', '2', '--expect', 'CPUID.1:ECX.VMX is 1'], 0),
         ('bochs-quoting', b + quoting_args(kernel, 'bochs'), 0),
         ('bochs-novtx', b + ['--cmdline', 'test=novtx'], 3),

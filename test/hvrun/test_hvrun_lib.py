@@ -156,6 +156,13 @@ class Contract(unittest.TestCase):
         self.assertIsNone(mon.feed('guest: no PANIC here'))
         self.assertIsNone(mon.panic)
 
+    def test_grub_error_before_banner(self):
+        mon = M.Monitor()
+        self.assertEqual(mon.feed('error: no multiboot header found.'), 'grub-error')
+        self.assertEqual(mon.verdict('grub-error')[0], M.EMU_ERROR)
+        mon = feed(M.Monitor(), self.BOOT)      # after the banner it is the hv's line
+        self.assertIsNone(mon.feed('error: something'))
+
     def test_timeout_and_silent_stop(self):
         self.assertEqual(feed(M.Monitor(), self.BOOT).verdict('timeout')[0], M.TIMEOUT)
         self.assertEqual(feed(M.Monitor(), self.BOOT).verdict('stopped')[0], M.NO_EXIT_LINE)

@@ -3,6 +3,7 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -110,6 +111,8 @@ def check_opts(opts):
         raise UsageError('Bochs has no UEFI firmware here; use --emu qemu')
     if not Path(opts.hv).is_file():
         raise UsageError(f'{opts.hv}: no such file (run `make` first)')
+    if subprocess.run(['grub-file', '--is-x86-multiboot2', opts.hv]).returncode:
+        raise UsageError(f'{opts.hv}: not a multiboot2 image (grub-file)')
     for spec in opts.vms or []:
         for path in (spec.image, spec.initrd):
             if path is not None and not Path(path).is_file():

@@ -23,6 +23,8 @@ RE_PANIC = re.compile(r'^PANIC')
 RE_NO_VTX = re.compile(r'^vmx: VT-x not available: (.*)')
 RE_TEST = re.compile(r'\bTEST (\S+) (PASS|FAIL)\b')
 RE_SUMMARY = re.compile(r'\bSUMMARY\b.*')
+# GRUB's own failures (bad image, missing file) come before the banner.
+RE_GRUB_ERROR = re.compile(r'^error: ')
 
 
 def clean_line(raw):
@@ -45,6 +47,7 @@ class Monitor:
         self.panic = None
         self.no_vtx = None
         self.exit = None            # (status, reason)
+        self.grub_error = None
         self.lines = 0
 
     def feed(self, line):
@@ -69,6 +72,9 @@ class Monitor:
     def _match_contract(self, line):
         if self.banner is None and RE_BANNER.match(line):
             self.banner = RE_BANNER.match(line)[1]
+        if self.banner is None and RE_GRUB_ERROR.match(line):
+            self.grub_error = self.grub_error or line
+            return 'grub-error'
         if RE_NO_VTX.match(line) and self.no_vtx is None:
             self.no_vtx = RE_NO_VTX.match(line)[1]
         m = RE_EXIT.match(line)
@@ -88,9 +94,11 @@ class Monitor:
 
     def verdict(self, ending):
         """ending: 'exit-line', 'panic', 'timeout', 'stopped' (the emulator
-        ended by itself) or 'no-start'. Returns (status, why)."""
+        ended by itself), 'grub-error' or 'no-start'. Returns (status, why)."""
         if ending == 'no-start':
             return EMU_ERROR, 'the emulator did not start or printed nothing'
+        if self.grub_error is not None and self.banner is None:
+            return EMU_ERROR, 'GRUB could not boot it: ' + self.grub_error
         if self.panic is not None:
             return PANIC, self.panic
         if ending == 'timeout':

@@ -14,6 +14,7 @@ from .proc import SerialTail, stop
 POLL = 0.05
 AFTER_EXIT = 3.0      # the hypervisor ends the emulator itself after HVRUN-EXIT
 AFTER_PANIC = 5.0     # quiet seconds after PANIC before we stop waiting
+AFTER_GRUB = 1.0      # GRUB waits for a key after an error: do not wait
 
 
 class Session:
@@ -39,7 +40,8 @@ class Session:
         return event
 
     def run(self, argv):
-        """Returns the ending: exit-line, panic, timeout, stopped, no-start."""
+        """Returns the ending: exit-line, panic, grub-error, timeout, stopped,
+        no-start."""
         start = time.monotonic()
         p = self.emu.spawn(argv)
         try:
@@ -67,6 +69,8 @@ class Session:
                 ending, quiet_until = 'exit-line', now + AFTER_EXIT
             elif event == 'panic' and ending is None:
                 ending, quiet_until = 'panic', now + AFTER_PANIC
+            elif event == 'grub-error' and ending is None:
+                ending, quiet_until = 'grub-error', now + AFTER_GRUB
             elif ending == 'panic' and self.mon.lines != seen:
                 quiet_until = now + AFTER_PANIC     # the panic report goes on
             if p.poll() is not None:
