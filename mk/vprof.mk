@@ -5,11 +5,12 @@ VPROF_SRCS := hv/trace/vprof.c hv/trace/acct.c hv/trace/profile.c hv/trace/dedic
               hv/trace/spin.c
 HV_SRCS += $(VPROF_SRCS)
 
-UNIT_TESTS += test_vprof test_vprof_dump test_vprof_ded test_vprof_spin
+UNIT_TESTS += test_vprof test_vprof_dump test_vprof_ded test_vprof_spin test_vprof_mt
 test_vprof_SRCS      := test/unit/test_vprof.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_dump_SRCS := test/unit/test_vprof_dump.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_ded_SRCS  := test/unit/test_vprof_ded.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_spin_SRCS := test/unit/test_vprof_spin.c $(VPROF_SRCS) hv/lib/fmt.c
+test_vprof_mt_SRCS   := test/unit/test_vprof_mt.c $(VPROF_SRCS) hv/lib/fmt.c
 
 # Round-trip generator: the real recorder and encoder built for the host.
 $(BUILD)/vprof/rt_gen: test/vprof/rt_gen.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c \

@@ -12,7 +12,7 @@
 struct vt_capture { int n; char *line[VT_MAX_LINES]; };
 static struct vt_capture vt_cap;
 
-static void vt_sink(void *ctx, const char *line, size_t len)
+__attribute__((unused)) static void vt_sink(void *ctx, const char *line, size_t len)
 {
 	struct vt_capture *c = ctx;
 
@@ -20,7 +20,7 @@ static void vt_sink(void *ctx, const char *line, size_t len)
 		c->line[c->n++] = strndup(line, len);
 }
 
-static void vt_cap_reset(void)
+__attribute__((unused)) static void vt_cap_reset(void)
 {
 	for (int i = 0; i < vt_cap.n; i++)
 		free(vt_cap.line[i]);
@@ -62,7 +62,7 @@ static int vt_b64_decode(const char *s, uint8_t *out, int cap)
 }
 
 /* Parse "@VP1 <seq> <crc> <b64>": returns the frame length, fills seq/crc. */
-static int vt_frame(const char *line, unsigned *seq, unsigned *crc, uint8_t *out, int cap)
+__attribute__((unused)) static int vt_frame(const char *line, unsigned *seq, unsigned *crc, uint8_t *out, int cap)
 {
 	const char *m = strstr(line, "@VP1 ");
 	char b64[1024];
@@ -72,7 +72,7 @@ static int vt_frame(const char *line, unsigned *seq, unsigned *crc, uint8_t *out
 	return vt_b64_decode(b64, out, cap);
 }
 
-static uint64_t vt_le(const uint8_t *p, int bytes)
+__attribute__((unused)) static uint64_t vt_le(const uint8_t *p, int bytes)
 {
 	uint64_t v = 0;
 
