@@ -7,17 +7,28 @@
 
 /* Every map entry: type 1 is RAM, anything else is a reservation that wins
  * over any overlapping RAM entry. */
-static int add_map(const struct boot_info *bi)
+static int add_map(const struct boot_info *bi, paddr_t limit)
 {
+	uint64_t dropped = 0;
 	int rc = 0;
 
 	for (unsigned i = 0; i < bi->nr_mmap && !rc; i++) {
 		const struct bootinfo_range *r = &bi->mmap[i];
-		if (r->type == MB2_MMAP_AVAILABLE)
-			pmm_add_usable(r->addr, r->len);   /* a full table only loses RAM */
-		else
+		uint64_t len = r->len;
+		if (r->type != MB2_MMAP_AVAILABLE) {
 			rc = pmm_add_reserved(r->addr, r->len);
+			continue;
+		}
+		if (limit && r->addr + len > limit) {
+			len = r->addr < limit ? limit - r->addr : 0;
+			dropped += r->len - len;
+		}
+		if (len)
+			pmm_add_usable(r->addr, len);   /* a full table only loses RAM */
 	}
+	if (dropped)
+		pr_warn("pmm: %llu MiB of RAM at or above 0x%llx left unused\n",
+			(unsigned long long)(dropped >> 20), (unsigned long long)limit);
 	return rc;
 }
 
@@ -41,7 +52,7 @@ int pmm_init_from_boot(const struct pmm_boot_args *a)
 	int rc;
 
 	pmm_reset();
-	rc = add_map(a->bi);
+	rc = add_map(a->bi, a->ram_limit);
 	rc = rc ? rc : add_boot_reservations(a);
 	if (!rc && a->low_len)
 		rc = pmm_allow_low(a->low_start, a->low_len);

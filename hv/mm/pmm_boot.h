@@ -11,6 +11,8 @@ struct pmm_boot_args {
 	paddr_t low_start, low_len;            /* RAM below 1 MiB pmm may hand out
 	                                        * (e.g. 0x1000+0x9e000 for the AP
 	                                        * trampoline); 0 for none */
+	paddr_t ram_limit;                     /* ignore RAM at/above this (e.g. the
+	                                        * end of the 1:1 map); 0: no limit */
 };
 
 /* pmm_reset(), add the map and reservations, pmm_init(). 0 or -errno. */

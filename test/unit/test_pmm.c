@@ -388,6 +388,16 @@ START_TEST(test_from_boot)
 	model_build();
 	ck_assert(!expect[0x800] && !expect[0x1264] && expect[0x1265] && expect[0xf] && !expect[0xa]);
 	ck_assert_uint_eq(drain_singles(), model_count());
+	/* RAM above the limit (the end of the 1:1 map) is left out, with a warning. */
+	a.ram_limit = 0x2000000;
+	shim_reset_logs();
+	ck_assert_int_eq(pmm_init_from_boot(&a), 0);
+	ck_assert_int_eq(shim_log_count[LOG_WARN], 1);
+	for (uint64_t p = 0x2000; p < SPAN_PAGES; p++)
+		expect[p] = 0;
+	memset(owned, 0, sizeof(owned));
+	ck_assert_uint_eq(drain_singles(), model_count());
+	a.ram_limit = 0;
 	/* A broken map is one error and no allocator. */
 	bi.nr_mmap = 0;
 	shim_reset_logs();
