@@ -14,7 +14,8 @@ from .qemu import FirmwareError, Qemu
 from .session import Session
 
 REPO = Path(__file__).resolve().parents[2]
-KEEP_RUNS = 20
+KEEP_RUNS = 20       # run directories kept under build/hvrun/runs ...
+STALE_RUN = 3600     # ... and only those older than this are ever removed
 
 
 class UsageError(Exception):
@@ -128,7 +129,8 @@ def new_workdir(opts):
     runs.mkdir(parents=True, exist_ok=True)
     old = sorted(runs.iterdir(), key=lambda q: q.stat().st_mtime)
     for q in old[:-KEEP_RUNS]:
-        shutil.rmtree(q, ignore_errors=True)
+        if time.time() - q.stat().st_mtime > STALE_RUN:   # never a live run's
+            shutil.rmtree(q, ignore_errors=True)
     d = runs / f'{time.strftime("%Y%m%d-%H%M%S")}-{os.getpid()}'
     d.mkdir()
     return d
