@@ -28,8 +28,11 @@ class Session:
     def _show(self, raw):
         line = M.clean_line(raw)
         if self.echo is not None:
-            self.echo.write(self.prefix + line + '\n')
-            self.echo.flush()
+            try:
+                self.echo.write(self.prefix + line + '\n')
+                self.echo.flush()
+            except BrokenPipeError:     # `hvrun | head`: keep running, stop echoing
+                self.echo = None
         return self.mon.feed(line)
 
     def _drain(self):
