@@ -497,3 +497,15 @@ void cmdline_print_effective(void)
 		pr_info("  %s=%s\n", o->name, buf);
 	}
 }
+
+void cmdline_print_help(void)
+{
+	char expect[224];
+
+	pr_info("cmdline: %zu options:\n", opt_count());
+	for (size_t i = 0; i < opt_count(); i++) {
+		const struct cmdline_opt *o = &__start_hv_cmdline[i];
+		opt_expect(o, expect, sizeof(expect));
+		pr_info("  %s=: %s (%s)\n", o->name, o->help ? o->help : "", expect);
+	}
+}

@@ -80,6 +80,8 @@ extern int opt_maxcpus;        /* maxcpus=N (default 0: all CPUs) */
 int cmdline_parse(const char *line);
 /* Log every option's effective value (pr_info). */
 void cmdline_print_effective(void);
+/* Log every option with its help text and expected form (pr_info). */
+void cmdline_print_help(void);
 /* Look up a registered option (NULL if none). */
 const struct cmdline_opt *cmdline_find(const char *name);
 /* Apply one value to one option; val NULL means a bare flag. Logs on error. */

@@ -291,6 +291,9 @@ START_TEST(test_print_effective)
 	cmdline_print_effective();
 	/* header + 3 core options + 7 test options */
 	ck_assert_int_eq(shim_log_count[LOG_INFO], 11);
+	cmdline_print_help();
+	ck_assert_int_eq(shim_log_count[LOG_INFO], 22);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "loglvl=: log level"));
 }
 END_TEST
 
