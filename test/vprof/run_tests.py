@@ -101,6 +101,16 @@ def report_cli_text_and_pmu_absent():
 
 
 @test
+def expect_command_for_system_tests():
+    # normal sample, vCPU 0: compute 500/1000, spin 100, steal 200, sync 200
+    args = ["expect", C.log, "--vm", "0", "--dump", "2", "--vcpu", "0", "--tol", "0.001"]
+    rc, out, err = vprof(*args, "compute=0.5", "spin=0.1", "steal=0.2", "sync=0.2", "idle=0.1")
+    assert rc == 0 and out.count("PASS") == 6, (out, err)
+    rc, out, _ = vprof(*args, "compute=0.6")
+    assert rc == 1 and "TEST vprof_compute FAIL" in out, out
+
+
+@test
 def csv_rows_match():
     rc, out, err = vprof("csv", C.log)
     assert rc == 0, err
