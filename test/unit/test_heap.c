@@ -3,7 +3,9 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "mm/heap.h"
 #include "mm/pmm.h"
 #include "errno.h"
@@ -196,6 +198,29 @@ START_TEST(test_threads)
 }
 END_TEST
 
+
+/* Cost of a small kmalloc/kfree pair (host, ASan build): printed, loosely bounded. */
+START_TEST(test_cost)
+{
+	static void *p[256];
+	struct timespec t0, t1;
+
+	setup();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int round = 0; round < 200; round++) {
+		for (int i = 0; i < 256; i++)
+			p[i] = kmalloc((size_t)(16 + (i % 8) * 40));
+		for (int i = 0; i < 256; i++)
+			kfree(p[i]);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+		    (200.0 * 256);
+	fprintf(stderr, "heap: kmalloc+kfree of 16-296 bytes: %.0f ns per pair\n", ns);
+	ck_assert_msg(ns < 100000, "too slow: %.0f ns", ns);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("heap");
@@ -205,6 +230,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_and_edges);
 	tcase_add_test(tc, test_bad_frees);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_cost);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
