@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(REPO, 'tools'))
 from hvrun_lib import words as W  # noqa: E402
 
 HVRUN = os.path.join(REPO, 'tools', 'hvrun')
+ISO_OUT = os.path.join(REPO, 'build', 'hvrun', 'smoke-iso-only.iso')
 HV_WORDS = ['loglvl=debug', 'note=two words', 'q="x"', "it's", 'dollar=$HOME;|&']
 VM_TEXT = 'kind=multiboot vcpus=1 mem=64M cmdline="console=ttyS0 init=\\"/bin/sh -c x\\""'
 
@@ -55,6 +56,7 @@ def cases(kernel):
         ('qemu-triple-fault', q + ['--cmdline', 'test=reset'], 4),
         ('usage-missing-image', q + ['--vm', 'kind=x', '--image', '/nonexistent'], 64),
         ('usage-bochs-uefi', b + ['--firmware', 'uefi'], 64),
+        ('usage-iso-only', q + ['--iso-only', ISO_OUT], 0),
         ('usage-not-multiboot2', ['--emu', 'qemu', '--hv', os.path.join(HERE, 'smoke.py')], 64),
         ('bochs-2cpu-pass', b + ['--cpus', '2', '--expect', 'CPUID.1:ECX.VMX is 1'], 0),
         ('bochs-quoting', b + quoting_args(kernel, 'bochs'), 0),
@@ -71,6 +73,14 @@ def listening_bochs(stop, found):
         time.sleep(0.3)
 
 
+def hybrid_iso(path):
+    """El Torito boot images for both BIOS and UEFI."""
+    rep = subprocess.run(['xorriso', '-indev', path, '-report_el_torito', 'plain'],
+                         capture_output=True, text=True).stdout
+    return bool(re.search(r'boot img :\s+\d+\s+BIOS', rep) and
+                re.search(r'boot img :\s+\d+\s+UEFI', rep))
+
+
 def run_case(name, args, want):
     t0 = time.monotonic()
     stop, found = threading.Event(), []
@@ -80,6 +90,8 @@ def run_case(name, args, want):
     stop.set()
     watcher.join()
     ok = p.returncode == want and not found
+    if name == 'usage-iso-only':
+        ok = ok and hybrid_iso(ISO_OUT)
     extra = f' listening: {found[0]}' if found else ''
     print(f'{"PASS" if ok else "FAIL"} {name}: exit {p.returncode} '
           f'(want {want}) {time.monotonic() - t0:.1f} s{extra}', flush=True)
