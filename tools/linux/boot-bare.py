@@ -29,7 +29,7 @@ BASE_CMDLINE = ("console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 no_timer_c
 
 def default_runs(cpus):
     """Short runs of every workload, sized for TCG (a few seconds in all)."""
-    return [f"bartest {cpus} 200 spin", f"bartest {cpus} 200 futex",
+    return [f"bartest {cpus} 100 spin", f"bartest {cpus} 200 futex",
             f"bartest {cpus} 200 mutex", "hog 50", "interfere periodic 60",
             "interfere intermittent 60", "latprobe 1000 20"]
 
