@@ -399,7 +399,9 @@ void vlapic_accept_msg(struct vlapic *l, const struct apic_msg *m)
 /* ICR write (SDM §11.6.1, x2APIC §11.12.9): decode and hand to the owner. */
 static void icr_send(struct vlapic *l)
 {
-	uint32_t lo = vlapic_reg(l, APIC_ICR_LO), hi = vlapic_reg(l, APIC_ICR_HI);
+	bool x2 = l->mode == VLAPIC_X2APIC;
+	uint32_t lo = vlapic_reg(l, APIC_ICR_LO);
+	uint32_t hi = vlapic_reg(l, x2 ? APIC_ICR_X2HI : APIC_ICR_HI);
 	struct apic_msg m = {
 		.vector = (uint8_t)lo,
 		.mode = (lo >> 8) & 7,
@@ -407,7 +409,7 @@ static void icr_send(struct vlapic *l)
 		.assert = (lo >> 14) & 1,
 		.level_trig = (lo >> 15) & 1,
 		.shorthand = (lo >> 18) & 3,
-		.x2apic_dest = l->mode == VLAPIC_X2APIC,
+		.x2apic_dest = x2,
 	};
 
 	m.dest = m.x2apic_dest ? hi : hi >> 24;
@@ -531,7 +533,7 @@ static int reg_write(struct vlapic *l, unsigned off, uint32_t val)
 		icr_send(l);
 		break;
 	case APIC_ICR_HI:
-		*reg(l, off) = l->mode == VLAPIC_X2APIC ? val : val & 0xff000000u;
+		*reg(l, off) = val & 0xff000000u;
 		break;
 	case APIC_TMICT:
 		if (l->timer_mode == APIC_TIMER_TSCDL)
@@ -586,7 +588,7 @@ int vlapic_apic_write_exit(struct vlapic *l, unsigned off)
 {
 	off &= 0xff0;
 	if (off == APIC_ICR_LO && l->mode == VLAPIC_X2APIC) {
-		icr_send(l);    /* both halves are already in the page */
+		icr_send(l);    /* the CPU stored all 64 bits at 0x300 */
 		return 0;
 	}
 	return reg_write(l, off, vlapic_reg(l, off));
@@ -635,7 +637,7 @@ int vlapic_msr_read(struct vlapic *l, uint32_t msr, uint64_t *val)
 	if (l->mode != VLAPIC_X2APIC)
 		return -EINVAL;     /* x2APIC MSRs fault outside x2APIC mode (§11.12.1.2) */
 	if (off == APIC_ICR_LO) {
-		*val = (uint64_t)vlapic_reg(l, APIC_ICR_HI) << 32 | vlapic_reg(l, APIC_ICR_LO);
+		*val = (uint64_t)vlapic_reg(l, APIC_ICR_X2HI) << 32 | vlapic_reg(l, APIC_ICR_LO);
 		return 0;
 	}
 	if (reg_read(l, off, &v) < 0)
@@ -659,7 +661,7 @@ int vlapic_msr_write(struct vlapic *l, uint32_t msr, uint64_t val)
 	if (l->mode != VLAPIC_X2APIC || x2apic_write_check(off, val) < 0)
 		return -EINVAL;
 	if (off == APIC_ICR_LO) {
-		*reg(l, APIC_ICR_HI) = (uint32_t)(val >> 32);
+		*reg(l, APIC_ICR_X2HI) = (uint32_t)(val >> 32);
 		*reg(l, APIC_ICR_LO) = (uint32_t)val & ICR_LO_BITS;
 		icr_send(l);
 		return 0;
@@ -692,6 +694,7 @@ int vlapic_base_write(struct vlapic *l, uint64_t val)
 		*reg(l, APIC_ID) = l->vcpu;
 		*reg(l, APIC_LDR) = x2apic_ldr(l->vcpu);
 		*reg(l, APIC_ICR_HI) = 0;
+		*reg(l, APIC_ICR_X2HI) = 0;
 		return 0;
 	}
 	regs_reset(l, l->vcpu << 24);

@@ -28,6 +28,7 @@
 #define APIC_LVT_CMCI  0x2f0
 #define APIC_ICR_LO    0x300
 #define APIC_ICR_HI    0x310
+#define APIC_ICR_X2HI  0x304  /* x2APIC: ICR is one 64-bit field at 0x300 (SDM §30.5) */
 #define APIC_LVT_TIMER 0x320
 #define APIC_LVT_THERM 0x330
 #define APIC_LVT_PERF  0x340

@@ -464,6 +464,7 @@ START_TEST(test_x2apic_msrs)
 	ck_assert_uint_eq(F.ipi.vector, 0x31);
 	ck_assert_int_eq(vlapic_msr_read(&L, 0x830, &v), 0);
 	ck_assert_uint_eq(v, 0x0000012300000831ULL);
+	ck_assert_uint_eq(vlapic_reg(&L, APIC_ICR_X2HI), 0x123);   /* hardware layout */
 	ck_assert_int_eq(vlapic_msr_write(&L, 0x80b, 0), 0);          /* EOI */
 	ck_assert_int_eq(vlapic_msr_write(&L, 0x828, 0), 0);          /* ESR */
 	ck_assert_int_eq(vlapic_msr_write(&L, 0x838, 10), 0);         /* initial count */
@@ -498,6 +499,14 @@ START_TEST(test_apicv_helpers)
 	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_TMICT), 0);
 	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 14);
 	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_ISR), -EINVAL);
+	/* x2APIC: WRMSR 0x830 is virtualised as a 64-bit store at 0x300 */
+	ck_assert_int_eq(vlapic_base_write(&L, 0xfee00000 | APIC_BASE_EN | APIC_BASE_EXTD), 0);
+	page[APIC_ICR_LO / 4] = 0x000000a2;
+	page[APIC_ICR_X2HI / 4] = 0x00010002;
+	ck_assert_int_eq(vlapic_apic_write_exit(&L, APIC_ICR_LO), 0);
+	ck_assert_int_eq(F.ipis, 2);
+	ck_assert_uint_eq(F.ipi.dest, 0x00010002);
+	ck_assert(F.ipi.x2apic_dest);
 }
 END_TEST
 
