@@ -77,6 +77,8 @@ def build_parser():
     a('--quiet', action='store_true', help='do not echo the serial console')
     a('--prefix', default='', help='put this before each echoed serial line')
     a('--machine', choices=('pc', 'q35'), default='pc', help='QEMU machine')
+    a('--accel', choices=('tcg', 'kvm'), default='tcg',
+      help='QEMU accelerator; kvm needs an Intel host with nested VMX')
     a('--qemu-cpu', metavar='MODEL')
     a('--qemu-arg', action='append', metavar='ARG', help='extra QEMU argument')
     a('--bochs-cpu', metavar='MODEL')
@@ -91,7 +93,8 @@ def say(msg):
 
 def hv_words(opts):
     ws = [W.check_word(w) for w in W.split_words(opts.cmdline)]
-    if not opts.no_exit_arg and not W.has_key(ws, 'exit'):
+    # An --iso-only image may boot anywhere (real hardware): no exit= then.
+    if not (opts.no_exit_arg or opts.iso_only or W.has_key(ws, 'exit')):
         ws.append(f'exit={opts.emu}')
     return ws
 

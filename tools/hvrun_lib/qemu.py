@@ -1,4 +1,4 @@
-"""QEMU (TCG) command line: a PC with SeaBIOS or OVMF, no VT-x, no network,
+"""QEMU (TCG, or KVM with --accel kvm) command line: a PC with SeaBIOS or OVMF, no VT-x, no network,
 no display and no monitor, serial to a file, isa-debug-exit at port 0xf4."""
 import shutil
 from pathlib import Path
@@ -39,8 +39,11 @@ class Qemu:
 
     def argv(self):
         o = self.opts
-        cmd = ['qemu-system-x86_64', '-machine', f'{o.machine},accel=tcg',
-               '-cpu', o.qemu_cpu or DEFAULT_CPU, '-smp', str(o.cpus),
+        # KVM on an Intel host with nested VMX (kvm_intel nested=1) passes
+        # VT-x through with -cpu host; TCG never has VT-x.
+        cpu = o.qemu_cpu or (DEFAULT_CPU if o.accel == 'tcg' else 'host')
+        cmd = ['qemu-system-x86_64', '-machine', f'{o.machine},accel={o.accel}',
+               '-cpu', cpu, '-smp', str(o.cpus),
                '-m', f'{o.mem_mib}M', '-display', 'none', '-monitor', 'none',
                '-nic', 'none', '-no-reboot', '-serial', f'file:{self.serial_path}',
                '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
