@@ -1,0 +1,382 @@
+/* Scheduler core: boot, objects, the vCPU state machine with exact per-state
+ * time accounting, and the vCPU-side entry points (block, wake, yield, sleep).
+ * Lock order: see sched.h. Every function documents the lock it takes. */
+#include "sched/policy.h"
+#include "log.h"
+#include "errno.h"
+#include "lib/string.h"
+
+#define SCHED_DEFAULT_POLICY "credit"
+
+const struct sched_hooks *sched_hooks_default(void);
+
+struct sched_sys sched_sys;
+
+/* No lock; before any pCPU is added. */
+int sched_init(const char *name)
+{
+	const struct sched_policy *ops = sched_policy_find(name);
+
+	if (!ops) {
+		if (name)
+			pr_warn("sched: unknown policy '%s', using '%s'\n", name,
+				SCHED_DEFAULT_POLICY);
+		sched_policy_list();
+		ops = sched_policy_find(SCHED_DEFAULT_POLICY);
+	}
+	if (!ops)
+		return trace_error(-ENOENT);
+	if (sched_policy_check(ops))
+		return trace_error(-EINVAL);
+	memset(&sched_sys, 0, sizeof(sched_sys));
+	sched_sys.ops = ops;
+	sched_sys.next_acct = STIME_MAX;
+	sched_sys.hooks = sched_hooks_default();
+	pr_info("sched: policy '%s'\n", ops->name);
+	return ops->init();
+}
+
+const char *sched_policy_name(void)
+{
+	return sched_sys.ops ? sched_sys.ops->name : "none";
+}
+
+struct sched_pcpu *sched_pcpu_get(unsigned id)
+{
+	return id < SCHED_MAX_PCPUS ? sched_sys.pcpu[id] : NULL;
+}
+
+unsigned sched_pcpu_count(void)
+{
+	return sched_sys.npcpus;
+}
+
+/* Takes p->lock. The first pCPU added is the accounting master. */
+int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now)
+{
+	if (id >= SCHED_MAX_PCPUS || sched_sys.pcpu[id] || !sched_sys.ops)
+		return trace_error(-EINVAL);
+	memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->online = true;
+	p->idle_since = now;
+	p->slice_end = p->hold_until = p->next_tick = p->timer_at = STIME_MAX;
+	p->rng = (sched_opts.seed ^ 0x9e3779b97f4a7c15ULL) * (id + 1) | 1;
+	spin_lock(&p->lock);
+	if (sched_sys.ops->pcpu_init)
+		sched_sys.ops->pcpu_init(p);
+	spin_unlock(&p->lock);
+	if (!sched_sys.npcpus) {
+		sched_sys.master = id;
+		if (sched_sys.acct_ns)
+			sched_sys.next_acct = now + sched_sys.acct_ns;
+	}
+	sched_sys.pcpu[id] = p;
+	cpumask_set(&sched_sys.online, id);
+	sched_sys.npcpus++;
+	sched_cpu_resched(id);   /* arms its timers through the first schedule */
+	return 0;
+}
+
+/* Takes vm_lock. */
+int sched_vm_add(struct sched_vm *vm, uint16_t id, const struct sched_vm_params *prm)
+{
+	int rc;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->id = id;
+	vm->params = (struct sched_vm_params){ .weight = 256 };
+	if (prm)
+		vm->params = *prm;
+	if (!vm->params.weight || vm->params.weight > 65535 || vm->params.type > SCHED_TYPE_CON)
+		return trace_error(-EINVAL);
+	if (sched_sys.ops->vm_init && (rc = sched_sys.ops->vm_init(vm)))
+		return rc;
+	spin_lock(&sched_sys.vm_lock);
+	vm->next = sched_sys.vms;
+	sched_sys.vms = vm;
+	spin_unlock(&sched_sys.vm_lock);
+	return 0;
+}
+
+/* Caller removed every vCPU first. Takes vm_lock. */
+void sched_vm_remove(struct sched_vm *vm)
+{
+	struct sched_vm **pp;
+
+	ASSERT(!vm->vcpus);
+	spin_lock(&sched_sys.vm_lock);
+	for (pp = &sched_sys.vms; *pp; pp = &(*pp)->next)
+		if (*pp == vm) {
+			*pp = vm->next;
+			break;
+		}
+	spin_unlock(&sched_sys.vm_lock);
+}
+
+/* The state machine: account the time spent in the old state, then move. The
+ * caller holds v's runqueue lock. `cpu` is the pCPU doing it (for the trace). */
+static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sched_state to,
+			    stime_t now)
+{
+	struct sched_shared_page *sp;
+	stime_t d = now - v->state_since;
+
+	ASSERT(d >= 0);
+	v->st.time[v->state] += d;
+	if (v->state == SCHED_RUNNABLE && to == SCHED_RUNNING && (v->flags & SCHED_VF_WOKEN)) {
+		v->st.wake_lat_sum += d;
+		v->st.nwake_lat++;
+		if (d > v->st.wake_lat_max)
+			v->st.wake_lat_max = d;
+	}
+	if (to != SCHED_RUNNABLE)
+		v->flags &= (uint8_t)~SCHED_VF_WOKEN;
+	v->state = (uint8_t)to;
+	v->state_since = now;
+	sched_trace_state(p, v, now);
+	sp = sched_vcpu_shared(v);
+	if (sp) {
+		sp->preempted = to == SCHED_RUNNABLE;
+		sp->steal_ns = (uint64_t)v->st.time[SCHED_RUNNABLE];
+	}
+}
+
+void sched_vcpu_set_state(struct sched_pcpu *p, struct sched_vcpu *v, enum sched_state to,
+			  stime_t now);
+void sched_vcpu_set_state(struct sched_pcpu *p, struct sched_vcpu *v, enum sched_state to,
+			  stime_t now)
+{
+	sched_state_set(p, v, to, now);
+}
+
+/* No lock held on entry; v becomes visible under its pCPU lock. */
+int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime_t now)
+{
+	int rc;
+
+	if (!sched_sys.npcpus)
+		return trace_error(-ENODEV);
+	memset(v, 0, sizeof(*v));
+	v->vm = vm;
+	v->id = id;
+	v->state = SCHED_OFFLINE;
+	v->state_since = now;
+	cpumask_fill(&v->affinity, SCHED_MAX_PCPUS);
+	v->pcpu = sched_sys.master;
+	rc = sched_sys.ops->vcpu_insert(v);
+	if (rc)
+		return rc;
+	if (!sched_pcpu_get(v->pcpu))
+		return trace_error(-EINVAL);
+	spin_lock(&sched_sys.vm_lock);
+	v->vm_next = vm->vcpus;
+	vm->vcpus = v;
+	vm->nvcpus++;
+	spin_unlock(&sched_sys.vm_lock);
+	v->flags |= SCHED_VF_ADDED;
+	return 0;
+}
+
+/* Makes v OFFLINE first. Takes v's runqueue lock, then vm_lock. */
+void sched_vcpu_remove(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_vcpu **pp;
+	struct sched_pcpu *p;
+
+	sched_vcpu_pause(v, now);
+	p = sched_vcpu_lock(v);
+	if (p->curr == v) {   /* paused but not yet switched away */
+		p->curr = NULL;
+		p->need_resched = true;
+	}
+	sched_sys.ops->vcpu_remove(v);
+	sched_vcpu_unlock(p);
+	spin_lock(&sched_sys.vm_lock);
+	for (pp = &v->vm->vcpus; *pp; pp = &(*pp)->vm_next)
+		if (*pp == v) {
+			*pp = v->vm_next;
+			v->vm->nvcpus--;
+			break;
+		}
+	spin_unlock(&sched_sys.vm_lock);
+	v->flags = 0;
+}
+
+struct sched_pcpu *sched_vcpu_lock(struct sched_vcpu *v)
+{
+	for (;;) {
+		unsigned c = READ_ONCE(v->pcpu);
+		struct sched_pcpu *p = sched_sys.pcpu[c];
+
+		spin_lock(&p->lock);
+		if (READ_ONCE(v->pcpu) == c)
+			return p;
+		spin_unlock(&p->lock);
+	}
+}
+
+void sched_vcpu_unlock(struct sched_pcpu *p)
+{
+	spin_unlock(&p->lock);
+}
+
+void sched_lock_pair(struct sched_pcpu *a, struct sched_pcpu *b)
+{
+	if (a == b) {
+		spin_lock(&a->lock);
+	} else if (a->id < b->id) {
+		spin_lock(&a->lock);
+		spin_lock(&b->lock);
+	} else {
+		spin_lock(&b->lock);
+		spin_lock(&a->lock);
+	}
+}
+
+void sched_unlock_pair(struct sched_pcpu *a, struct sched_pcpu *b)
+{
+	spin_unlock(&a->lock);
+	if (a != b)
+		spin_unlock(&b->lock);
+}
+
+/* Both locks held. v is not running anywhere. */
+void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now)
+{
+	if (v->pcpu == to)
+		return;
+	ASSERT(cpumask_test(&v->affinity, to));
+	v->st.nmigrate++;
+	sched_trace_event(v->pcpu, v, VPE_MIGRATE, now, to);
+	WRITE_ONCE(v->pcpu, to);
+}
+
+/* Make v RUNNABLE on the pCPU the policy prefers and hand it to the policy.
+ * Entered with v's runqueue lock held (p); returns with it released. */
+static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
+{
+	unsigned to = sched_sys.ops->pick_cpu ? sched_sys.ops->pick_cpu(v, now) : v->pcpu;
+	struct sched_pcpu *q = sched_pcpu_get(to);
+
+	sched_state_set(p, v, SCHED_RUNNABLE, now);
+	if (q && q != p && p->curr != v && cpumask_test(&v->affinity, to)) {
+		spin_unlock(&p->lock);
+		sched_lock_pair(p, q);
+		/* Nobody else moves a RUNNABLE, unqueued vCPU: v->pcpu is still p. */
+		if (v->state == SCHED_RUNNABLE && v->pcpu == p->id)
+			sched_vcpu_migrate(v, to, now);
+		spin_unlock(&p->lock);
+		p = q;
+		if (v->state != SCHED_RUNNABLE || v->pcpu != q->id) {
+			spin_unlock(&q->lock);   /* paused meanwhile */
+			return;
+		}
+	}
+	sched_sys.ops->wake(v, now);
+	spin_unlock(&p->lock);
+}
+
+/* Takes v's runqueue lock. OFFLINE -> RUNNABLE. */
+void sched_vcpu_start(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+
+	if (v->state != SCHED_OFFLINE) {
+		spin_unlock(&p->lock);
+		return;
+	}
+	v->flags &= (uint8_t)~SCHED_VF_BALLOON;
+	sched_make_runnable(p, v, now);
+}
+
+/* Takes v's runqueue lock. Any state -> OFFLINE (admin pause). */
+void sched_vcpu_pause(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+
+	if (v->state != SCHED_OFFLINE) {
+		if (v->state != SCHED_BLOCKED)
+			sched_sys.ops->sleep(v, now);
+		sched_state_set(p, v, SCHED_OFFLINE, now);
+		if (p->curr == v)
+			sched_cpu_resched(p->id);
+	}
+	v->flags &= (uint8_t)~SCHED_VF_BALLOON;
+	spin_unlock(&p->lock);
+}
+
+/* On v's own pCPU (exit handler): takes its runqueue lock. */
+static void sched_leave_cpu(struct sched_vcpu *v, enum sched_state to, enum vp_event ev,
+			    stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+
+	if (v->state == SCHED_RUNNING && p->curr == v) {
+		sched_sys.ops->sleep(v, now);
+		sched_state_set(p, v, to, now);
+		sched_trace_event(p->id, v, ev, now, 0);
+		p->need_resched = true;
+	}
+	spin_unlock(&p->lock);
+}
+
+void sched_block(struct sched_vcpu *v, stime_t now)
+{
+	v->st.nblock++;
+	sched_leave_cpu(v, SCHED_BLOCKED, VPE_BLOCK, now);
+}
+
+void sched_sleep(struct sched_vcpu *v, stime_t now)
+{
+	sched_leave_cpu(v, SCHED_OFFLINE, VPE_BALLOON_SLEEP, now);
+	v->flags |= SCHED_VF_BALLOON;
+}
+
+/* Any pCPU. Takes v's runqueue lock (and the target's, when moving it). */
+bool sched_wake(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+	bool balloon = v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON);
+
+	if (v->state != SCHED_BLOCKED && !balloon) {
+		spin_unlock(&p->lock);
+		return false;
+	}
+	v->st.nwake++;
+	v->flags &= (uint8_t)~SCHED_VF_BALLOON;
+	sched_trace_event(p->id, v, balloon ? VPE_BALLOON_WAKE : VPE_WAKE, now, 0);
+	if (p->curr == v) {
+		/* Woken between HLT and the switch away: it never left the pCPU. */
+		sched_state_set(p, v, SCHED_RUNNING, now);
+		spin_unlock(&p->lock);
+		return true;
+	}
+	v->flags |= SCHED_VF_WOKEN;
+	sched_make_runnable(p, v, now);
+	return true;
+}
+
+/* On v's own pCPU. Takes its runqueue lock. */
+void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target, enum sched_yield_reason why,
+		 stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+
+	if (v->state == SCHED_RUNNING && p->curr == v) {
+		v->flags |= SCHED_VF_YIELD;
+		v->st.nyield++;
+		sched_trace_event(p->id, v, why == SCHED_YIELD_PLE ? VPE_PLE : VPE_YIELD, now,
+				  (uint64_t)why);
+		if (sched_sys.ops->yield)
+			sched_sys.ops->yield(v, target, (int)why);
+		p->need_resched = true;
+	}
+	spin_unlock(&p->lock);
+}
+
+void sched_vcpu_stats(const struct sched_vcpu *v, stime_t now, struct sched_vcpu_stats *out)
+{
+	*out = v->st;
+	out->time[v->state] += now - v->state_since;
+}

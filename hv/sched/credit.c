@@ -1,0 +1,604 @@
+/* Credit: Xen credit1 semantics (xen/common/sched/credit.c) on the hv/sched
+ * framework. Credits are kept in ns of pCPU time. Priorities BOOST > UNDER >
+ * OVER; per-pCPU runqueue with one FIFO per priority; credit refill every
+ * accounting period (= tslice) on the master pCPU; 10 ms tick demotes BOOST;
+ * rate limit; work stealing by idle or OVER pCPUs; caps park a VM.
+ * Differences from Xen are listed in docs/sched.md.
+ *
+ * Lock order: pCPU runqueue lock(s) -> prv.lock -> sched_sys.vm_lock.
+ * Peer runqueues are only ever trylocked (work stealing).
+ */
+#include "sched/policy.h"
+#include "log.h"
+#include "errno.h"
+#include "lib/string.h"
+
+enum { CPRI_IDLE = 0, CPRI_OVER = 1, CPRI_UNDER = 2, CPRI_BOOST = 3, CPRI_N = 4 };
+
+struct csched_vcpu {
+	struct sched_vcpu *v;
+	struct csched_vcpu *next, *prev;  /* runqueue (or parked list) links */
+	int64_t credit;                   /* ns; atomic: acct vs burn */
+	stime_t start;                    /* last burn */
+	uint8_t pri;                      /* wanted priority (acct may change it) */
+	uint8_t qpri;                     /* list it sits in */
+	uint8_t queued;                   /* 1 runq, 2 parked list; pCPU lock */
+	uint8_t yield;                    /* pCPU lock */
+	uint8_t active;                   /* earning credit */
+};
+
+struct csched_pcpu {
+	struct csched_vcpu *head[CPRI_N], *tail[CPRI_N];
+	unsigned nq[CPRI_N];
+	struct csched_vcpu *parked;       /* capped-out vCPUs held back */
+	uint64_t epoch;                   /* last prv.epoch applied */
+};
+
+struct csched_vm {
+	int64_t cap_left;                 /* ns left in this period under the cap */
+	uint8_t parked;
+};
+
+_Static_assert(sizeof(struct csched_vcpu) <= sizeof(((struct sched_vcpu *)0)->priv), "vcpu");
+_Static_assert(sizeof(struct csched_pcpu) <= sizeof(((struct sched_pcpu *)0)->priv), "pcpu");
+_Static_assert(sizeof(struct csched_vm) <= sizeof(((struct sched_vm *)0)->priv), "vm");
+
+static struct {
+	spinlock_t lock;                  /* acct and parking */
+	stime_t tslice, ratelimit;
+	uint64_t epoch;                   /* bumped by acct: re-sort runqueues */
+	struct cpumask idlers;
+	struct cpumask qmask[CPRI_N];     /* pCPUs with queued vCPUs of a priority */
+	struct cpumask parked_cpus;
+} prv;
+
+static inline struct csched_vcpu *CV(struct sched_vcpu *v) { return (void *)v->priv; }
+static inline struct csched_pcpu *CP(struct sched_pcpu *p) { return (void *)p->priv; }
+static inline struct csched_vm *CD(struct sched_vm *d) { return (void *)d->priv; }
+
+/* ---- runqueue: one FIFO per priority; locked(p) ----------------------- */
+static void rq_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	struct csched_pcpu *pc = CP(p);
+	unsigned c = cv->pri;
+
+	cv->qpri = (uint8_t)c;
+	cv->next = NULL;
+	cv->prev = pc->tail[c];
+	if (pc->tail[c])
+		pc->tail[c]->next = cv;
+	else
+		pc->head[c] = cv;
+	pc->tail[c] = cv;
+	if (pc->nq[c]++ == 0)
+		cpumask_set(&prv.qmask[c], p->id);
+	cv->queued = 1;
+}
+
+static void rq_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	struct csched_pcpu *pc = CP(p);
+	unsigned c = cv->qpri;
+
+	if (cv->prev)
+		cv->prev->next = cv->next;
+	else
+		pc->head[c] = cv->next;
+	if (cv->next)
+		cv->next->prev = cv->prev;
+	else
+		pc->tail[c] = cv->prev;
+	if (--pc->nq[c] == 0)
+		cpumask_clear(&prv.qmask[c], p->id);
+	cv->queued = 0;
+	cv->next = cv->prev = NULL;
+}
+
+static void park_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	cv->next = CP(p)->parked;
+	cv->prev = NULL;
+	if (cv->next)
+		cv->next->prev = cv;
+	CP(p)->parked = cv;
+	cv->queued = 2;
+	cpumask_set(&prv.parked_cpus, p->id);
+}
+
+static void park_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	if (cv->prev)
+		cv->prev->next = cv->next;
+	else
+		CP(p)->parked = cv->next;
+	if (cv->next)
+		cv->next->prev = cv->prev;
+	cv->queued = 0;
+	cv->next = cv->prev = NULL;
+	if (!CP(p)->parked)
+		cpumask_clear(&prv.parked_cpus, p->id);
+}
+
+static void csched_dequeue(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	if (cv->queued == 1)
+		rq_remove(p, cv);
+	else if (cv->queued == 2)
+		park_remove(p, cv);
+}
+
+/* Queue a RUNNABLE vCPU, or hold it back if its VM is capped out. */
+static void csched_enqueue(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	if (READ_ONCE(CD(cv->v->vm)->parked))
+		park_insert(p, cv);
+	else
+		rq_insert(p, cv);
+}
+
+/* After an accounting period: move vCPUs whose priority changed, release
+ * parked ones whose VM got budget again (Xen's csched_runq_sort). locked(p). */
+static void csched_refresh(struct sched_pcpu *p)
+{
+	struct csched_pcpu *pc = CP(p);
+	struct csched_vcpu *cv, *nx;
+	uint64_t e = READ_ONCE(prv.epoch);
+
+	if (pc->epoch == e)
+		return;
+	pc->epoch = e;
+	for (unsigned c = CPRI_OVER; c < CPRI_N; c++)
+		for (cv = pc->head[c]; cv; cv = nx) {
+			nx = cv->next;
+			if (cv->pri != cv->qpri) {
+				rq_remove(p, cv);
+				rq_insert(p, cv);
+			}
+		}
+	for (cv = pc->parked; cv; cv = nx) {
+		nx = cv->next;
+		if (!READ_ONCE(CD(cv->v->vm)->parked)) {
+			park_remove(p, cv);
+			rq_insert(p, cv);
+		}
+	}
+}
+
+/* ---- credit burning and caps ------------------------------------------ */
+static void csched_vm_park(struct sched_vm *vm)
+{
+	struct sched_vcpu *v;
+
+	WRITE_ONCE(CD(vm)->parked, 1);
+	spin_lock(&sched_sys.vm_lock);
+	for (v = vm->vcpus; v; v = v->vm_next)
+		if (READ_ONCE(v->state) == SCHED_RUNNING)
+			sched_cpu_resched(READ_ONCE(v->pcpu));
+	spin_unlock(&sched_sys.vm_lock);
+}
+
+/* Charge the running v for the time since its last burn. locked(v->pcpu). */
+static void csched_burn(struct sched_vcpu *v, stime_t now)
+{
+	struct csched_vcpu *cv = CV(v);
+	struct csched_vm *cd = CD(v->vm);
+	stime_t d = now - cv->start;
+
+	if (d <= 0)
+		return;
+	cv->start = now;
+	__atomic_fetch_sub(&cv->credit, d, __ATOMIC_RELAXED);
+	/* Charged => takes part in the next refill. Xen activates only vCPUs
+	 * sampled at a tick; a vCPU that always blocks before the tick then
+	 * piles up debt outside accounting and loses BOOST (docs/sched.md). */
+	WRITE_ONCE(cv->active, 1);
+	if (v->vm->params.cap &&
+	    __atomic_sub_fetch(&cd->cap_left, d, __ATOMIC_RELAXED) <= 0 && !READ_ONCE(cd->parked))
+		csched_vm_park(v->vm);
+}
+
+/* ---- placement and tickling -------------------------------------------- */
+static unsigned csched_load(struct sched_pcpu *p)
+{
+	struct csched_pcpu *pc = CP(p);
+
+	return pc->nq[1] + pc->nq[2] + pc->nq[3] + (p->curr != NULL);
+}
+
+/* Where a waking vCPU should go: stay if its pCPU is idle, else an idle pCPU
+ * it may use (Xen's _csched_cpu_pick, without SMT/NUMA awareness). */
+static unsigned csched_pick_cpu(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
+	unsigned c;
+
+	if (cpumask_test(&v->affinity, v->pcpu) && !p->curr && !csched_load(p))
+		return v->pcpu;
+	c = cpumask_next_and_wrap(&prv.idlers, &v->affinity, v->pcpu + 1);
+	if (c < SCHED_MAX_PCPUS && sched_pcpu_get(c)) {
+		cpumask_clear(&prv.idlers, c);   /* claimed: the next waker looks elsewhere */
+		return c;
+	}
+	if (cpumask_test(&v->affinity, v->pcpu))
+		return v->pcpu;
+	c = cpumask_next_and(&v->affinity, &sched_sys.online, 0);
+	return c < SCHED_MAX_PCPUS ? c : v->pcpu;
+}
+
+/* A vCPU was queued on p: preempt p's current one if it has lower priority,
+ * else wake an idle pCPU that may steal it (Xen's __runq_tickle). */
+static void csched_tickle(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	unsigned c;
+
+	if (!p->curr || cv->pri > CV(p->curr)->pri) {
+		cpumask_clear(&prv.idlers, p->id);
+		sched_cpu_resched(p->id);
+		return;
+	}
+	c = cpumask_next_and_wrap(&prv.idlers, &cv->v->affinity, p->id + 1);
+	if (c < SCHED_MAX_PCPUS && c != p->id) {
+		cpumask_clear(&prv.idlers, c);   /* one tickle per idler */
+		sched_cpu_resched(c);
+	}
+}
+
+/* ---- ops ----------------------------------------------------------------- */
+static int csched_init(void)
+{
+	memset(&prv, 0, sizeof(prv));
+	prv.tslice = sched_opts.credit_tslice;
+	prv.ratelimit = MIN(sched_opts.ratelimit, prv.tslice);
+	sched_sys.tick_ns = MIN(sched_opts.credit_tick, prv.tslice);
+	sched_sys.acct_ns = prv.tslice;
+	return 0;
+}
+
+static void csched_pcpu_init(struct sched_pcpu *p)
+{
+	memset(CP(p), 0, sizeof(struct csched_pcpu));
+	CP(p)->epoch = prv.epoch;
+	cpumask_set(&prv.idlers, p->id);
+}
+
+static int csched_vm_init(struct sched_vm *vm)
+{
+	memset(CD(vm), 0, sizeof(struct csched_vm));
+	CD(vm)->cap_left = (stime_t)vm->params.cap * prv.tslice / 100;
+	return 0;
+}
+
+static void csched_vm_adjust(struct sched_vm *vm)
+{
+	spin_lock(&prv.lock);
+	if (!vm->params.cap)
+		WRITE_ONCE(CD(vm)->parked, 0);
+	CD(vm)->cap_left = MIN(CD(vm)->cap_left, (stime_t)vm->params.cap * prv.tslice / 100);
+	prv.epoch++;
+	spin_unlock(&prv.lock);
+}
+
+/* Least loaded allowed pCPU at creation: spreads a VM's vCPUs. */
+static int csched_vcpu_insert(struct sched_vcpu *v)
+{
+	struct csched_vcpu *cv = CV(v);
+	unsigned c, best = SCHED_MAX_PCPUS, load = ~0u;
+
+	memset(cv, 0, sizeof(*cv));
+	cv->v = v;
+	cv->pri = CPRI_UNDER;
+	for_each_cpu(c, &sched_sys.online) {
+		unsigned l = csched_load(sched_pcpu_get(c));
+
+		if (cpumask_test(&v->affinity, c) && l < load) {
+			best = c;
+			load = l;
+		}
+	}
+	if (best == SCHED_MAX_PCPUS)
+		return trace_error(-EINVAL);
+	v->pcpu = best;
+	/* Count it as load right away so the next insert goes elsewhere. */
+	cv->active = 0;
+	return 0;
+}
+
+static void csched_vcpu_remove(struct sched_vcpu *v)
+{
+	csched_dequeue(sched_pcpu_get(v->pcpu), CV(v));
+}
+
+static void csched_wake(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
+	struct csched_vcpu *cv = CV(v);
+
+	if (cv->queued)
+		return;
+	cv->yield = 0;
+	/* BOOST: woken from blocking with credit left (Xen csched_unit_wake). */
+	if ((v->flags & SCHED_VF_WOKEN) && cv->pri == CPRI_UNDER && !CD(v->vm)->parked)
+		cv->pri = CPRI_BOOST;
+	csched_enqueue(p, cv);
+	if (cv->queued == 1)
+		csched_tickle(p, cv);
+}
+
+static void csched_sleep(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
+
+	if (p->curr == v && v->state == SCHED_RUNNING)
+		csched_burn(v, now);
+	csched_dequeue(p, CV(v));
+}
+
+static void csched_yield(struct sched_vcpu *v, struct sched_vcpu *target, int why)
+{
+	CV(v)->yield = 1;   /* Xen has no directed yield: target is ignored */
+}
+
+/* Best queued vCPU on p; a yielder goes behind one lower-priority vCPU. */
+static struct csched_vcpu *csched_runq_best(struct sched_pcpu *p)
+{
+	struct csched_pcpu *pc = CP(p);
+
+	for (int c = CPRI_BOOST; c > CPRI_IDLE; c--) {
+		struct csched_vcpu *cv = pc->head[c];
+
+		if (!cv)
+			continue;
+		if (cv->yield && cv->next)
+			return cv->next;
+		if (cv->yield)
+			for (int l = c - 1; l > CPRI_IDLE; l--)
+				if (pc->head[l])
+					return pc->head[l];
+		return cv;
+	}
+	return NULL;
+}
+
+/* A vCPU on peer q that p may run: priority above `above`, not yielding,
+ * not current there, allowed on p. locked(p), q trylocked. */
+static struct csched_vcpu *csched_steal_from(struct sched_pcpu *p, struct sched_pcpu *q,
+					     int above)
+{
+	for (int c = CPRI_BOOST; c > above; c--)
+		for (struct csched_vcpu *cv = CP(q)->head[c]; cv; cv = cv->next)
+			if (!cv->yield && q->curr != cv->v && cpumask_test(&cv->v->affinity, p->id))
+				return cv;
+	return NULL;
+}
+
+/* Xen's csched_load_balance: an idle or OVER pCPU takes work from peers
+ * that queue something better than `above`, starting after itself. */
+static struct csched_vcpu *csched_steal(struct sched_pcpu *p, int above, stime_t now)
+{
+	struct cpumask cand;
+	unsigned start = p->id + 1;
+
+	cpumask_zero(&cand);
+	for (int l = above + 1; l < CPRI_N; l++)
+		for (unsigned i = 0; i < CPUMASK_WORDS; i++)
+			cand.w[i] |= READ_ONCE(prv.qmask[l].w[i]);
+	cpumask_clear(&cand, p->id);
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned end = pass ? start : SCHED_MAX_PCPUS, c;
+
+		for (c = cpumask_next_and(&cand, NULL, pass ? 0 : start); c < end;
+		     c = cpumask_next_and(&cand, NULL, c + 1)) {
+			struct sched_pcpu *q = sched_pcpu_get(c);
+			struct csched_vcpu *cv;
+
+			if (!q || !spin_trylock(&q->lock))
+				continue;
+			cv = csched_steal_from(p, q, above);
+			if (cv) {
+				rq_remove(q, cv);
+				sched_vcpu_migrate(cv->v, p->id, now);
+			}
+			spin_unlock(&q->lock);
+			if (cv)
+				return cv;
+		}
+	}
+	return NULL;
+}
+
+/* Work left queued on p while pCPUs idle: wake one that may take it. */
+static void csched_spill(struct sched_pcpu *p)
+{
+	struct csched_vcpu *head = csched_runq_best(p);
+	unsigned c;
+
+	if (!head || cpumask_empty(&prv.idlers))
+		return;
+	c = cpumask_next_and_wrap(&prv.idlers, &head->v->affinity, p->id + 1);
+	if (c < SCHED_MAX_PCPUS && c != p->id) {
+		cpumask_clear(&prv.idlers, c);
+		sched_cpu_resched(c);
+	}
+}
+
+static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
+				      stime_t now, stime_t *slice)
+{
+	struct csched_vcpu *cv, *pv = prev ? CV(prev) : NULL;
+	struct csched_vm *cd;
+
+	csched_refresh(p);
+	if (pv) {
+		csched_burn(prev, now);
+		cd = CD(prev->vm);
+		/* Rate limit: a vCPU keeps the pCPU for at least ratelimit. */
+		if (!pv->yield && !cd->parked && prv.ratelimit &&
+		    now - p->curr_since < prv.ratelimit) {
+			*slice = prv.ratelimit - (now - p->curr_since);
+			return prev;
+		}
+		csched_enqueue(p, pv);
+	}
+	cv = csched_runq_best(p);
+	if (!cv || cv->pri <= CPRI_OVER) {
+		struct csched_vcpu *st = csched_steal(p, cv ? cv->pri : CPRI_IDLE, now);
+
+		if (st)
+			cv = st;
+	}
+	if (!cv) {
+		cpumask_set(&prv.idlers, p->id);
+		return NULL;
+	}
+	if (cv->queued == 1)
+		rq_remove(p, cv);
+	csched_spill(p);
+	cv->yield = 0;
+	cv->start = now;
+	cpumask_clear(&prv.idlers, p->id);
+	*slice = prv.tslice;
+	if (cv->v->vm->params.cap)
+		*slice = MAX(MIN(*slice, READ_ONCE(CD(cv->v->vm)->cap_left)), prv.ratelimit / 2 + 1);
+	return cv->v;
+}
+
+/* Every tick on a busy pCPU: charge, and end a BOOST (Xen csched_tick). */
+static void csched_tick(struct sched_pcpu *p, stime_t now)
+{
+	struct csched_vcpu *cv;
+
+	csched_refresh(p);
+	if (!p->curr || p->curr->state != SCHED_RUNNING)
+		return;
+	cv = CV(p->curr);
+	csched_burn(p->curr, now);
+	if (cv->pri == CPRI_BOOST)
+		cv->pri = CPRI_UNDER;
+}
+
+/* Share one period's credit among VMs with active vCPUs by weight (Xen's
+ * csched_acct, without the credit_xtra redistribution). */
+static void csched_acct_vm(struct sched_vm *vm, uint64_t total, uint64_t wtotal)
+{
+	struct sched_vcpu *v;
+	uint64_t nact = 0, fair, peak;
+
+	for (v = vm->vcpus; v; v = v->vm_next)
+		nact += READ_ONCE(CV(v)->active);
+	if (vm->params.cap)
+		CD(vm)->cap_left = (stime_t)vm->params.cap * prv.tslice / 100;
+	if (vm->params.cap && READ_ONCE(CD(vm)->parked) && CD(vm)->cap_left > 0)
+		WRITE_ONCE(CD(vm)->parked, 0);
+	if (!nact || !wtotal)
+		return;
+	fair = total * vm->params.weight * nact / wtotal;
+	peak = nact * (uint64_t)prv.tslice;
+	if (vm->params.cap)
+		peak = MIN(peak, (uint64_t)vm->params.cap * (uint64_t)prv.tslice / 100);
+	fair = (MIN(fair, peak) + nact - 1) / nact;
+	for (v = vm->vcpus; v; v = v->vm_next) {
+		struct csched_vcpu *cv = CV(v);
+		int64_t cr;
+
+		if (!READ_ONCE(cv->active))
+			continue;
+		cr = __atomic_add_fetch(&cv->credit, (int64_t)fair, __ATOMIC_RELAXED);
+		if (cr < 0) {
+			cv->pri = CPRI_OVER;
+			if (cr < -prv.tslice)
+				__atomic_store_n(&cv->credit, -prv.tslice, __ATOMIC_RELAXED);
+		} else {
+			cv->pri = CPRI_UNDER;
+			if (cr > prv.tslice) {
+				/* Idle vCPU: stop earning, keep half (Xen). */
+				WRITE_ONCE(cv->active, 0);
+				__atomic_store_n(&cv->credit, cr / 2, __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+static void csched_acct(stime_t now)
+{
+	uint64_t wtotal = 0, total = (uint64_t)prv.tslice * sched_sys.npcpus;
+	struct sched_vm *vm;
+	struct sched_vcpu *v;
+	struct cpumask kick;
+
+	spin_lock(&prv.lock);
+	spin_lock(&sched_sys.vm_lock);
+	for (vm = sched_sys.vms; vm; vm = vm->next)
+		for (v = vm->vcpus; v; v = v->vm_next)
+			wtotal += READ_ONCE(CV(v)->active) ? vm->params.weight : 0;
+	for (vm = sched_sys.vms; vm; vm = vm->next)
+		csched_acct_vm(vm, total, wtotal);
+	spin_unlock(&sched_sys.vm_lock);
+	prv.epoch++;
+	kick = prv.parked_cpus;
+	spin_unlock(&prv.lock);
+	sched_cpus_resched(&kick, now);   /* they release parked vCPUs */
+}
+
+/* Would schedule() now replace prev? (for delayed preemption / SA). locked(p). */
+static bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
+{
+	struct csched_vcpu *best = csched_runq_best(p);
+	int pri = CV(prev)->pri;
+
+	if (CD(prev->vm)->parked)
+		return true;
+	if (!best)
+		return false;
+	return best->pri > pri || (now >= p->slice_end && best->pri >= pri);
+}
+
+/* Balloon (seed 004 §4.3): CPU the VM can still use before the refill
+ * without going OVER or hitting its cap. */
+static stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
+{
+	stime_t left = 0;
+
+	spin_lock(&sched_sys.vm_lock);
+	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next)
+		left += MAX(__atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED), (int64_t)0);
+	spin_unlock(&sched_sys.vm_lock);
+	if (vm->params.cap)
+		left = MIN(left, READ_ONCE(CD(vm)->cap_left));
+	*refill_at = sched_sys.next_acct;
+	return MAX(left, (stime_t)0);
+}
+
+static void csched_dump(struct sched_pcpu *p, stime_t now)
+{
+	struct csched_pcpu *pc = CP(p);
+
+	pr_info("credit: cpu%u curr=%d.%d boost=%u under=%u over=%u parked=%d\n", p->id,
+		p->curr ? p->curr->vm->id : -1, p->curr ? p->curr->id : -1,
+		pc->nq[CPRI_BOOST], pc->nq[CPRI_UNDER], pc->nq[CPRI_OVER], pc->parked != NULL);
+}
+
+SCHED_POLICY_REGISTER(credit) = {
+	.name = "credit",
+	.desc = "Xen credit1: weights, caps, BOOST, work stealing",
+	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_WORKCONS | SCHED_CAP_BOOST |
+		SCHED_CAP_BALANCE,
+	.vcpu_priv = sizeof(struct csched_vcpu),
+	.vm_priv = sizeof(struct csched_vm),
+	.pcpu_priv = sizeof(struct csched_pcpu),
+	.init = csched_init,
+	.pcpu_init = csched_pcpu_init,
+	.vm_init = csched_vm_init,
+	.vm_adjust = csched_vm_adjust,
+	.vcpu_insert = csched_vcpu_insert,
+	.vcpu_remove = csched_vcpu_remove,
+	.wake = csched_wake,
+	.sleep = csched_sleep,
+	.pick = csched_pick,
+	.yield = csched_yield,
+	.pick_cpu = csched_pick_cpu,
+	.tick = csched_tick,
+	.acct = csched_acct,
+	.preempt_check = csched_preempt_check,
+	.vm_budget = csched_vm_budget,
+	.dump = csched_dump,
+};

@@ -1,0 +1,53 @@
+/* The only way hv/sched reaches the machine. The hypervisor implements it with
+ * the TSC, LAPIC one-shot timers and IPIs; tools/sim with a discrete-event
+ * queue; unit tests with fake CPUs and a fake clock. hv/sched itself executes
+ * no privileged instruction. */
+#ifndef HV_SCHED_PLATFORM_H
+#define HV_SCHED_PLATFORM_H
+#include "types.h"
+
+struct sched_vcpu;
+
+/*
+ * Per-vCPU page shared with the guest (registered by HC_SCHED_SHARED_PAGE).
+ * The core keeps `preempted` and `steal_ns` current (KVM steal-time style);
+ * the balloon (seed 004 §4.3) reads `balloon_mode`/`credit_left_ns`; the SA
+ * receiver (seed 000 Alg. 1) reads `sa_pending`. Guest-visible: layout fixed.
+ */
+struct sched_shared_page {
+	uint32_t version;        /* bumped (odd while updating) around writes */
+	uint32_t preempted;      /* 1 while involuntarily off a pCPU */
+	uint32_t balloon_mode;   /* enum sched_balloon_mode */
+	uint32_t sa_pending;     /* an SA upcall awaits acknowledgement */
+	uint64_t steal_ns;       /* total RUNNABLE time */
+	int64_t  credit_left_ns; /* policy projection until the next refill */
+};
+_Static_assert(sizeof(struct sched_shared_page) == 32, "guest ABI layout");
+
+/*
+ * Rules for implementations: every callback may be called with pCPU runqueue
+ * locks held, so none may call back into hv/sched synchronously; a kick or a
+ * timer expiry is delivered later, on the target pCPU, as a call to
+ * sched_kicked() / sched_timer_fire().
+ */
+struct sched_platform {
+	void *ctx;
+	/* Monotonic time in ns since boot. */
+	stime_t (*now)(void *ctx);
+	/* One-shot timer on `pcpu` at `deadline` (replaces the previous one);
+	 * STIME_MAX cancels. Expiry calls sched_timer_fire() on that pCPU. */
+	void (*timer_arm)(void *ctx, unsigned pcpu, stime_t deadline);
+	/* Make `pcpu` call sched_kicked() soon (IPI; may be the calling pCPU). */
+	void (*kick)(void *ctx, unsigned pcpu);
+	/* Make `vector` pending in the vCPU's virtual LAPIC (upcalls, balloon). */
+	void (*inject)(void *ctx, struct sched_vcpu *v, uint8_t vector);
+	/* The vCPU's shared page, or NULL if none registered. */
+	struct sched_shared_page *(*shared_page)(void *ctx, struct sched_vcpu *v);
+};
+
+#define STIME_MAX INT64_MAX
+
+/* Install the platform before sched_init(); the struct must outlive the scheduler. */
+void sched_platform_set(const struct sched_platform *plat);
+const struct sched_platform *sched_platform_get(void);
+#endif

@@ -1,0 +1,145 @@
+/* Policy interface: a read-only ops table per policy, registered by name with
+ * SCHED_POLICY_REGISTER (linker section hv_sched), plus the services the core
+ * offers policies. One file per policy; policies never touch each other. */
+#ifndef HV_SCHED_POLICY_H
+#define HV_SCHED_POLICY_H
+#include "sched/sched.h"
+
+/* Global options (command line; see sched_option_set). Times in ns. */
+struct sched_options {
+	stime_t credit_tslice;      /* sched_credit_tslice_ms, default 30 ms */
+	stime_t credit_tick;        /* sched_credit_tick_ms, default 10 ms */
+	stime_t ratelimit;          /* sched_ratelimit_us, default 1000 us */
+	stime_t sa_limit;           /* sched_sa_limit_us: SA hard limit, default 500 us */
+	stime_t dp_delay;           /* sched_dp_us: fixed delayed preemption, 0 = off */
+	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
+	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
+};
+extern struct sched_options sched_opts;
+
+/* Capability flags: which conformance properties a policy promises. */
+#define SCHED_CAP_WEIGHTS  BIT(0)   /* share proportional to weight */
+#define SCHED_CAP_CAPS     BIT(1)   /* caps enforced */
+#define SCHED_CAP_WORKCONS BIT(2)   /* work conserving (when no cap is set) */
+#define SCHED_CAP_BOOST    BIT(3)   /* bounded wake-up latency for blockers */
+#define SCHED_CAP_BALANCE  BIT(4)   /* spreads runnable vCPUs over pCPUs */
+
+/*
+ * Ops. "locked(p)" = called with pCPU p's runqueue lock held. Mandatory:
+ * name, init, vcpu_insert, vcpu_remove, wake, sleep, pick. Others are
+ * optional and called through NULL-safe wrappers in the core.
+ */
+struct sched_policy {
+	const char *name;
+	const char *desc;
+	uint32_t caps;                  /* SCHED_CAP_* */
+	size_t vcpu_priv, vm_priv, pcpu_priv;   /* bytes of priv[] used */
+
+	/* Boot: global state from sched_opts; sets tick/acct periods. No lock. */
+	int (*init)(void);
+	/* New pCPU, locked(p). */
+	void (*pcpu_init)(struct sched_pcpu *p);
+	/* VM added / parameters changed (no lock; takes its own). */
+	int (*vm_init)(struct sched_vm *vm);
+	void (*vm_adjust)(struct sched_vm *vm);
+	/* New vCPU (OFFLINE); choose v->pcpu. No lock held; v not yet visible. */
+	int (*vcpu_insert)(struct sched_vcpu *v);
+	void (*vcpu_remove)(struct sched_vcpu *v);     /* v OFFLINE, locked(v->pcpu) */
+	/* v became RUNNABLE (state already set): enqueue, maybe tickle. locked(v->pcpu). */
+	void (*wake)(struct sched_vcpu *v, stime_t now);
+	/* v left RUNNABLE/RUNNING for BLOCKED/OFFLINE: dequeue if queued. locked(v->pcpu). */
+	void (*sleep)(struct sched_vcpu *v, stime_t now);
+	/* Choose what p runs; prev is p->curr if it still wants the pCPU (state
+	 * RUNNING) else NULL. The policy requeues prev as it sees fit and may
+	 * steal from peers (trylock only, then sched_vcpu_migrate). Returns a
+	 * RUNNABLE vCPU on p (or prev, or NULL = idle) and *slice. locked(p). */
+	struct sched_vcpu *(*pick)(struct sched_pcpu *p, struct sched_vcpu *prev,
+				   stime_t now, stime_t *slice);
+
+	/* Optional. */
+	/* Yield of the running v (flag already set); target may be NULL. locked(v->pcpu). */
+	void (*yield)(struct sched_vcpu *v, struct sched_vcpu *target, int why);
+	/* Placement on wake/start: preferred pCPU for v. locked(v->pcpu). */
+	unsigned (*pick_cpu)(struct sched_vcpu *v, stime_t now);
+	/* Periodic tick on a busy pCPU (every sched_sys.tick_ns). locked(p). */
+	void (*tick)(struct sched_pcpu *p, stime_t now);
+	/* Periodic global accounting on the master pCPU (every acct_ns). No lock. */
+	void (*acct)(stime_t now);
+	/* Would a schedule now take the pCPU away from running prev? locked(p).
+	 * Lets the preemption hooks act only on real preemptions. */
+	bool (*preempt_check)(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
+	/* Balloon (seed 004 §4.3): CPU the VM may still consume before the next
+	 * refill without going OVER or being capped; *refill_at = next refill. */
+	stime_t (*vm_budget)(struct sched_vm *vm, stime_t now, stime_t *refill_at);
+	void (*dump)(struct sched_pcpu *p, stime_t now);
+};
+
+/*
+ * Cross-cutting preemption hooks (ARCHITECTURE "Preemption passes through the
+ * core"). Installed with sched_hooks_set() by a mechanism (delayed preemption,
+ * SA policy variants, differential slices); NULL members are skipped. The
+ * core provides the fixed-delay DP and the random-slice DS below as defaults
+ * when their options are set.
+ */
+struct sched_hooks {
+	const char *name;
+	/* Delayed preemption (seed 001 §5.1, eq. 1-2): how long prev may keep
+	 * running after a preemption decision; 0 = preempt now. locked(p). */
+	stime_t (*preempt_delay)(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
+	/* Differential slices (seed 001 §5.2): final slice for p. locked(p). */
+	stime_t (*slice_pick)(struct sched_pcpu *p, stime_t slice, stime_t now);
+	/* Observe every switch (adaptive DP statistics, co-scheduling). locked(p). */
+	void (*switched)(struct sched_pcpu *p, struct sched_vcpu *prev,
+			 struct sched_vcpu *next, stime_t now);
+};
+void sched_hooks_set(const struct sched_hooks *h);
+
+/* Registration: `SCHED_POLICY_REGISTER(credit) = { .name = "credit", ... };` */
+#define SCHED_POLICY_REGISTER(id) \
+	static const struct sched_policy sched_policy_##id HV_REGISTER(sched)
+
+/* ---- core services for policies ----------------------------------------- */
+struct sched_sys {
+	const struct sched_policy *ops;
+	const struct sched_hooks *hooks;
+	struct sched_pcpu *pcpu[SCHED_MAX_PCPUS];
+	struct cpumask online;
+	unsigned npcpus;
+	unsigned master;            /* pCPU running ops->acct */
+	stime_t tick_ns;            /* ops->tick period (0 = none) */
+	stime_t acct_ns;            /* ops->acct period (0 = none) */
+	stime_t next_acct;
+	spinlock_t vm_lock;
+	struct sched_vm *vms;
+};
+extern struct sched_sys sched_sys;
+
+/* Ask p to run its scheduler soon (sets need_resched, kicks unless p is the
+ * caller's pCPU and is about to schedule anyway). */
+void sched_cpu_resched(unsigned cpu);
+/* Cross-pCPU reschedule of a CPU set (co-scheduling, seed 003 Alg. 1). */
+void sched_cpus_resched(const struct cpumask *m, stime_t now);
+/* Move queued/idle v to pCPU `to`; both runqueue locks held by the caller. */
+void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now);
+/* Lock the runqueue v belongs to (loops until v->pcpu is stable). */
+struct sched_pcpu *sched_vcpu_lock(struct sched_vcpu *v);
+void sched_vcpu_unlock(struct sched_pcpu *p);
+void sched_lock_pair(struct sched_pcpu *a, struct sched_pcpu *b);
+void sched_unlock_pair(struct sched_pcpu *a, struct sched_pcpu *b);
+/* Shared page of v through the platform (NULL if none). */
+struct sched_shared_page *sched_vcpu_shared(struct sched_vcpu *v);
+void sched_vcpu_inject(struct sched_vcpu *v, uint8_t vector);
+/* Next value of p's xorshift PRNG. */
+uint64_t sched_cpu_random(struct sched_pcpu *p);
+
+/* Internal to the core files (core.c, preempt.c, params.c). */
+const struct sched_policy *sched_policy_find(const char *name);
+void sched_policy_list(void);
+int sched_policy_check(const struct sched_policy *ops);
+stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
+stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
+void sched_options_defaults(void);
+void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
+void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
+		       uint64_t arg);
+#endif

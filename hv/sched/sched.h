@@ -1,0 +1,181 @@
+/* vCPU scheduler framework: the objects the hypervisor embeds and the entry
+ * points it calls. Policies plug in through policy.h; the machine is reached
+ * only through platform.h. See docs/sched.md for the design.
+ *
+ * Lock order (whole subsystem):
+ *   pCPU runqueue locks (struct sched_pcpu.lock), two at once only in
+ *   ascending pCPU id order or by trylock  ->  policy-global lock (e.g.
+ *   credit's prv lock)  ->  sched_sys.vm_lock (VM list).
+ * A vCPU is protected by the lock of the pCPU named in sched_vcpu.pcpu
+ * ("its runqueue"); that field changes only with both old and new locks held.
+ */
+#ifndef HV_SCHED_SCHED_H
+#define HV_SCHED_SCHED_H
+#include "compiler.h"
+#include "spinlock.h"
+#include "trace/vprof.h"
+#include "sched/cpumask.h"
+#include "sched/platform.h"
+
+/* vCPU states; same numbering as vProfile's enum vp_state. */
+enum sched_state {
+	SCHED_RUNNING  = VP_RUNNING,
+	SCHED_RUNNABLE = VP_RUNNABLE,
+	SCHED_BLOCKED  = VP_BLOCKED,   /* HLT / waiting for an event */
+	SCHED_OFFLINE  = VP_OFFLINE,   /* not started, paused, balloon sleep */
+	SCHED_NSTATES
+};
+
+enum sched_yield_reason {
+	SCHED_YIELD_HYPERCALL = 1,     /* HC_SCHED_YIELD */
+	SCHED_YIELD_PLE       = 2,     /* PAUSE-loop exit */
+	SCHED_YIELD_SA        = 3,     /* SA receiver answered SCHEDOP_yield */
+};
+
+enum sched_vm_type { SCHED_TYPE_HIT = 0, SCHED_TYPE_CON = 1 };   /* seed 003 */
+enum sched_balloon_mode { SCHED_BALLOON_WC = 0, SCHED_BALLOON_NWC = 1 }; /* seed 004 */
+
+/* Per-VM parameters (module string at creation, HC_SCHED_SET_PARAM later). */
+struct sched_vm_params {
+	uint32_t weight;   /* relative share, 1..65535, default 256 */
+	uint32_t cap;      /* percent of one pCPU for the whole VM, 0 = none */
+	uint8_t  type;     /* enum sched_vm_type */
+	bool     sa;       /* scheduler-activation upcalls wanted */
+};
+
+/* Parameter ids for sched_vm_param_set/get (HC_SCHED_*_PARAM rcx). */
+enum sched_param {
+	SCHED_PARAM_WEIGHT = 0,
+	SCHED_PARAM_CAP    = 1,
+	SCHED_PARAM_TYPE   = 2,
+	SCHED_PARAM_SA     = 3,
+	SCHED_PARAM_NPARAMS
+};
+
+#define SCHED_VCPU_PRIV_WORDS 16
+#define SCHED_VM_PRIV_WORDS   16
+#define SCHED_PCPU_PRIV_WORDS 48
+
+struct sched_vcpu_stats {
+	stime_t  time[SCHED_NSTATES];  /* exact time spent in each state */
+	uint64_t npreempt;             /* involuntary RUNNING->RUNNABLE */
+	uint64_t nyield;               /* voluntary (yield/PLE) */
+	uint64_t nblock, nwake, nmigrate;
+	uint64_t nsa_upcall, nsa_timeout, ndelayed;
+	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
+	stime_t  wake_lat_sum;
+	uint64_t nwake_lat;
+};
+
+/* Embedded in the hypervisor's struct vcpu (container_of). */
+struct sched_vcpu {
+	struct sched_vm *vm;
+	struct sched_vcpu *vm_next;    /* VM's vCPU list */
+	uint16_t id;                   /* index within the VM */
+	uint8_t  state;                /* enum sched_state */
+	uint8_t  flags;                /* SCHED_VF_* */
+	unsigned pcpu;                 /* runqueue / pCPU it belongs to */
+	stime_t  state_since;
+	struct cpumask affinity;       /* hard affinity (pinning) */
+	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
+	stime_t  sa_deadline;
+	struct sched_vcpu_stats st;
+	uint64_t priv[SCHED_VCPU_PRIV_WORDS];   /* policy data */
+};
+
+#define SCHED_VF_YIELD     BIT(0)   /* yielded: deschedule at next schedule */
+#define SCHED_VF_WOKEN     BIT(1)   /* RUNNABLE because of a wake (latency stats) */
+#define SCHED_VF_SA_PEND   BIT(2)   /* SA upcall sent, no ack yet */
+#define SCHED_VF_BALLOON   BIT(3)   /* OFFLINE by balloon sleep: wake-on-event */
+#define SCHED_VF_ADDED     BIT(4)
+
+/* Embedded in the hypervisor's struct vm. */
+struct sched_vm {
+	uint16_t id;
+	uint16_t nvcpus;
+	struct sched_vm_params params;
+	struct sched_vcpu *vcpus;      /* list through vm_next */
+	struct sched_vm *next;         /* global list */
+	uint64_t priv[SCHED_VM_PRIV_WORDS];
+};
+
+/* Embedded in the hypervisor's per-CPU data. */
+struct sched_pcpu {
+	unsigned id;
+	spinlock_t lock;               /* the runqueue lock */
+	struct sched_vcpu *curr;       /* NULL = idle */
+	stime_t curr_since;
+	stime_t slice_end;             /* end of curr's slice */
+	stime_t next_tick;             /* policy accounting tick */
+	stime_t hold_until;            /* delayed preemption / SA wait */
+	stime_t timer_at;              /* what is armed on the platform timer */
+	bool need_resched;
+	bool force_preempt;            /* hold expired: skip preemption hooks */
+	bool online;
+	uint64_t rng;                  /* per-pCPU PRNG (differential slices) */
+	uint64_t nschedule, nswitch;
+	stime_t idle_time, idle_since;
+	uint64_t priv[SCHED_PCPU_PRIV_WORDS];
+};
+
+/* ---- boot and configuration -------------------------------------------- */
+/* Select a policy by name (NULL or unknown: log the available ones and use
+ * the default, "credit"); checks mandatory ops. Call after sched_platform_set
+ * and sched_option_set. Returns 0 or -errno (-ENOENT: no policy linked). */
+int sched_init(const char *name);
+const char *sched_policy_name(void);
+/* Bring a pCPU under the scheduler (BSP first: it is the accounting master). */
+int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now);
+int sched_vm_add(struct sched_vm *vm, uint16_t id, const struct sched_vm_params *prm);
+void sched_vm_remove(struct sched_vm *vm);
+/* New vCPU, starts OFFLINE; sched_vcpu_start() makes it RUNNABLE. */
+int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime_t now);
+void sched_vcpu_remove(struct sched_vcpu *v, stime_t now);
+void sched_vcpu_start(struct sched_vcpu *v, stime_t now);
+void sched_vcpu_pause(struct sched_vcpu *v, stime_t now);
+
+/* ---- events from the exit handlers ------------------------------------- */
+/* HLT / HC_SCHED_BLOCK on the pCPU running v: RUNNING -> BLOCKED. */
+void sched_block(struct sched_vcpu *v, stime_t now);
+/* Interrupt/event for v (any pCPU): BLOCKED or balloon-OFFLINE -> RUNNABLE.
+ * Returns true if the state changed. */
+bool sched_wake(struct sched_vcpu *v, stime_t now);
+/* HC_SCHED_YIELD / PLE / SA: give up the pCPU; target (may be NULL) is a
+ * directed-yield hint passed to the policy. */
+void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
+		 enum sched_yield_reason why, stime_t now);
+/* HC_SCHED_SLEEP (seed 004): RUNNING -> OFFLINE until sched_wake(). */
+void sched_sleep(struct sched_vcpu *v, stime_t now);
+/* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15). */
+int sched_sa_register(struct sched_vcpu *v, uint8_t vector);
+void sched_sa_ack(struct sched_vcpu *v, stime_t now);
+
+/* ---- pCPU entry points -------------------------------------------------- */
+/* Platform timer expired / kick IPI received on p. Return true when the
+ * caller must call sched_schedule(p) before resuming a guest. */
+bool sched_timer_fire(struct sched_pcpu *p, stime_t now);
+bool sched_kicked(struct sched_pcpu *p, stime_t now);
+static inline bool sched_need_resched(const struct sched_pcpu *p)
+{
+	return READ_ONCE(p->need_resched);
+}
+/* Choose what p runs next. Returns the vCPU (now RUNNING) or NULL for idle;
+ * *until gets the end of its slice. The caller switches contexts. */
+struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *until);
+
+/* ---- parameters at run time (privileged hypercall) --------------------- */
+int sched_vm_param_set(struct sched_vm *vm, enum sched_param which, uint64_t val);
+int sched_vm_param_get(const struct sched_vm *vm, enum sched_param which, uint64_t *val);
+int sched_vcpu_affinity_set(struct sched_vcpu *v, const struct cpumask *m, stime_t now);
+/* Command line: `name=value` for the options listed in docs/sched.md
+ * (sched_credit_tslice_ms, sched_credit_tick_ms, sched_ratelimit_us, ...). */
+int sched_option_set(const char *name, const char *value);
+extern const char *const sched_option_names[];
+
+/* ---- observation --------------------------------------------------------- */
+/* Stats with the current state's time brought up to `now`. */
+void sched_vcpu_stats(const struct sched_vcpu *v, stime_t now, struct sched_vcpu_stats *out);
+struct sched_pcpu *sched_pcpu_get(unsigned id);
+unsigned sched_pcpu_count(void);
+void sched_dump(stime_t now);
+#endif

@@ -1,0 +1,197 @@
+/* Scheduler core, pCPU side: the schedule entry, the per-pCPU timer that
+ * multiplexes slice end, accounting tick, master accounting and preemption
+ * holds onto one platform one-shot timer, and kicks. */
+#include "sched/policy.h"
+#include "log.h"
+
+void sched_vcpu_set_state(struct sched_pcpu *p, struct sched_vcpu *v, enum sched_state to,
+			  stime_t now);
+
+static const struct sched_platform *plat(void)
+{
+	return sched_platform_get();
+}
+
+/* Earliest of everything p waits for; arm it if it changed. locked(p). */
+static void sched_timer_rearm(struct sched_pcpu *p)
+{
+	stime_t t = MIN(p->slice_end, p->hold_until);
+
+	if (p->curr)
+		t = MIN(t, p->next_tick);
+	if (p->id == sched_sys.master)
+		t = MIN(t, sched_sys.next_acct);
+	if (p->curr && (p->curr->flags & SCHED_VF_SA_PEND))
+		t = MIN(t, p->curr->sa_deadline);
+	if (t != p->timer_at) {
+		p->timer_at = t;
+		plat()->timer_arm(plat()->ctx, p->id, t);
+	}
+}
+
+/* The accounting tick is periodic on each busy pCPU (as Xen's per-CPU tick
+ * timer), not restarted at each switch: phase = multiples of tick_ns. */
+static stime_t sched_tick_next(stime_t now)
+{
+	stime_t t = sched_sys.tick_ns;
+
+	return t > 0 ? now - now % t + t : STIME_MAX;
+}
+
+void sched_cpu_resched(unsigned cpu)
+{
+	struct sched_pcpu *p = sched_pcpu_get(cpu);
+
+	if (!p || READ_ONCE(p->need_resched))
+		return;
+	WRITE_ONCE(p->need_resched, true);
+	plat()->kick(plat()->ctx, cpu);
+}
+
+void sched_cpus_resched(const struct cpumask *m, stime_t now)
+{
+	unsigned c;
+
+	if (cpumask_empty(m))
+		return;
+	sched_trace_event(sched_sys.master, NULL, VPE_COSCHED_SIGNAL, now, m->w[0]);
+	for_each_cpu(c, m)
+		sched_cpu_resched(c);
+}
+
+/* Takes p->lock, then (master only, after dropping it) the policy's own locks. */
+bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
+{
+	bool acct = false;
+
+	spin_lock(&p->lock);
+	p->timer_at = STIME_MAX;   /* the one-shot has fired */
+	if (p->curr && now >= p->next_tick) {
+		p->next_tick = sched_tick_next(now);
+		if (sched_sys.ops->tick)
+			sched_sys.ops->tick(p, now);
+	}
+	if (p->id == sched_sys.master && now >= sched_sys.next_acct) {
+		sched_sys.next_acct += sched_sys.acct_ns;
+		if (sched_sys.next_acct <= now)
+			sched_sys.next_acct = now + sched_sys.acct_ns;
+		acct = true;
+	}
+	if (now >= p->hold_until) {
+		p->hold_until = STIME_MAX;
+		p->force_preempt = true;
+		p->need_resched = true;
+	}
+	if (p->curr && (p->curr->flags & SCHED_VF_SA_PEND) && now >= p->curr->sa_deadline) {
+		p->curr->st.nsa_timeout++;
+		p->curr->flags &= (uint8_t)~SCHED_VF_SA_PEND;
+		sched_trace_event(p->id, p->curr, VPE_SA_TIMEOUT, now, 0);
+		p->force_preempt = true;
+		p->need_resched = true;
+	}
+	if (now >= p->slice_end)
+		p->need_resched = true;
+	if (!p->need_resched)
+		sched_timer_rearm(p);
+	spin_unlock(&p->lock);
+	if (acct && sched_sys.ops->acct)
+		sched_sys.ops->acct(now);
+	return READ_ONCE(p->need_resched);
+}
+
+bool sched_kicked(struct sched_pcpu *p, stime_t now)
+{
+	return READ_ONCE(p->need_resched);
+}
+
+/* locked(p): move prev off / next on, with the state machine and events. */
+static void sched_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next,
+			 stime_t now)
+{
+	if (prev && prev->state == SCHED_RUNNING) {
+		bool yielded = prev->flags & SCHED_VF_YIELD;
+
+		if (!yielded) {
+			prev->st.npreempt++;
+			sched_trace_event(p->id, prev, VPE_PREEMPT, now, 0);
+		}
+		sched_vcpu_set_state(p, prev, SCHED_RUNNABLE, now);
+	}
+	if (!prev) {
+		p->idle_time += now - p->idle_since;
+		sched_trace_event(p->id, NULL, VPE_IDLE_END, now, 0);
+	}
+	if (next) {
+		ASSERT(next->state == SCHED_RUNNABLE && next->pcpu == p->id);
+		sched_vcpu_set_state(p, next, SCHED_RUNNING, now);
+		if (!prev || p->next_tick <= now)
+			p->next_tick = sched_tick_next(now);
+	} else {
+		p->idle_since = now;
+		sched_trace_event(p->id, NULL, VPE_IDLE_BEGIN, now, 0);
+	}
+	p->nswitch++;
+	p->curr = next;
+	p->curr_since = now;
+	if (sched_sys.hooks && sched_sys.hooks->switched)
+		sched_sys.hooks->switched(p, prev, next, now);
+}
+
+/* Re-place v (RUNNABLE, unqueued, descheduled from p) on an allowed pCPU.
+ * No lock held on entry; takes p's and the target's. */
+static void sched_evict(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
+{
+	unsigned to = cpumask_next_and(&v->affinity, &sched_sys.online, 0);
+	struct sched_pcpu *q = sched_pcpu_get(to);
+
+	if (!q)
+		q = p;
+	sched_lock_pair(p, q);
+	if (v->pcpu == p->id && v->state == SCHED_RUNNABLE && p->curr != v) {
+		sched_vcpu_migrate(v, q->id, now);
+		sched_sys.ops->wake(v, now);
+	}
+	sched_unlock_pair(p, q);
+}
+
+/* Called on p itself. Takes p->lock; the policy may trylock peers. */
+struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *until)
+{
+	struct sched_vcpu *prev, *next;
+	stime_t slice = STIME_MAX, hold;
+	bool evict;
+
+	spin_lock(&p->lock);
+	p->nschedule++;
+	WRITE_ONCE(p->need_resched, false);
+	prev = p->curr;
+	if (prev && prev->state == SCHED_RUNNING && !(prev->flags & SCHED_VF_YIELD) &&
+	    (hold = sched_preempt_hold(p, prev, now)) > now) {
+		/* Delayed preemption / waiting for an SA acknowledgement. */
+		p->hold_until = hold;
+		sched_timer_rearm(p);
+		spin_unlock(&p->lock);
+		*until = MIN(p->slice_end, hold);
+		return prev;
+	}
+	p->force_preempt = false;
+	p->hold_until = STIME_MAX;
+	/* A running vCPU whose affinity no longer allows p is re-placed below. */
+	evict = prev && prev->state == SCHED_RUNNING && !cpumask_test(&prev->affinity, p->id);
+	if (evict)
+		sched_sys.ops->sleep(prev, now);
+	next = sched_sys.ops->pick(p, prev && prev->state == SCHED_RUNNING && !evict ? prev : NULL,
+				   now, &slice);
+	if (prev)
+		prev->flags &= (uint8_t)~SCHED_VF_YIELD;
+	if (next != prev || (prev && prev->state != SCHED_RUNNING))
+		sched_switch(p, prev, next, now);
+	slice = next ? sched_slice_adjust(p, slice, now) : STIME_MAX;
+	p->slice_end = slice == STIME_MAX || slice > STIME_MAX - now ? STIME_MAX : now + slice;
+	sched_timer_rearm(p);
+	*until = p->slice_end;
+	spin_unlock(&p->lock);
+	if (evict)
+		sched_evict(p, prev, now);
+	return next;
+}

@@ -1,0 +1,37 @@
+# hv/sched: scheduler framework and policies (image + host), the hvsim
+# simulator (make sim), its scenarios (make test-sim), unit/conformance tests
+# and the per-decision cost benchmark (make bench-sched). See docs/sched.md.
+SCHED_SRCS   := $(sort $(wildcard hv/sched/*.c))
+SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
+                tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c
+HV_SRCS      += $(SCHED_SRCS)
+
+UNIT_TESTS += $(foreach t,test_sched_core test_sched_credit test_sched_conform test_sched_sim,$(if $(wildcard test/unit/$(t).c),$(t)))
+test_sched_core_SRCS    := test/unit/test_sched_core.c $(SCHED_SRCS) tools/sim/vprof_stub.c
+test_sched_credit_SRCS  := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+test_sched_conform_SRCS := test/unit/test_sched_conform.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+test_sched_sim_SRCS     := test/unit/test_sched_sim.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+
+SIM_CFLAGS := -std=gnu11 -O2 -g -Ihv -Itools/sim -DHV_HOST=1 -Wall -Wextra -Werror \
+              -Wno-unused-parameter -Wno-missing-field-initializers
+SIM_DEPS   := $(wildcard hv/*.h hv/sched/*.h hv/trace/*.h tools/sim/*.h)
+
+$(BUILD)/sim/hvsim: $(SCHED_SRCS) $(SIM_LIB_SRCS) tools/sim/main.c tools/sim/hostlog.c $(SIM_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(BUILD)/sim/hvsched-bench: $(SCHED_SRCS) tools/sim/bench.c tools/sim/hostlog.c tools/sim/vprof_stub.c $(SIM_DEPS)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(filter %.c,$^)
+
+sim: $(BUILD)/sim/hvsim
+
+test-sim: $(BUILD)/sim/hvsim
+	@$(PYTHON) test/sim/check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
+
+bench-sched: $(BUILD)/sim/hvsched-bench
+	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench
+
+TEST_TARGETS  += $(if $(wildcard test/sim/check.py),test-sim)
+BENCH_TARGETS += bench-sched
+.PHONY: sim test-sim bench-sched

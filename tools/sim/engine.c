@@ -1,0 +1,217 @@
+/* The simulated machine: hv/sched's platform interface on a discrete-event
+ * queue, machine setup from a parsed workload, and the event loop. */
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+#include "log.h"
+
+static stime_t plat_now(void *ctx)
+{
+	return ((struct sim *)ctx)->now;
+}
+
+static void plat_timer_arm(void *ctx, unsigned cpu, stime_t t)
+{
+	struct sim *s = ctx;
+	struct sim_pcpu *pc = &s->pcpu[cpu];
+
+	pc->timer_gen++;
+	pc->timer_at = t;
+	if (t != STIME_MAX)
+		simq_push(&s->q, MAX(t, s->now), EV_TIMER, (int)cpu, pc->timer_gen);
+}
+
+static void plat_kick(void *ctx, unsigned cpu)
+{
+	struct sim *s = ctx;
+
+	if (s->pcpu[cpu].kick_pending)
+		return;
+	s->pcpu[cpu].kick_pending = true;
+	simq_push(&s->q, s->now + s->kick_lat, EV_KICK, (int)cpu, 0);
+}
+
+static void plat_inject(void *ctx, struct sched_vcpu *v, uint8_t vector)
+{
+}
+
+uint64_t sim_random(struct sim *s)
+{
+	uint64_t x = s->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return s->rng = x;
+}
+
+static int sim_apply_options(struct sim *s)
+{
+	sched_options_defaults();
+	for (int i = 0; i < s->nopts; i++) {
+		char buf[96], *eq;
+
+		snprintf(buf, sizeof(buf), "%s", s->opts[i]);
+		eq = strchr(buf, '=');
+		if (!eq)
+			return -1;
+		*eq = 0;
+		if (sched_option_set(buf, eq + 1)) {
+			fprintf(stderr, "hvsim: bad option %s\n", s->opts[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int sim_setup_vms(struct sim *s)
+{
+	int nv = 0;
+
+	for (int i = 0; i < s->nvms; i++) {
+		s->vm[i].first_vcpu = nv;
+		nv += s->vm[i].nvcpus;
+		if (sched_vm_add(&s->vm[i].sv, (uint16_t)i, &s->vm[i].prm))
+			return -1;
+	}
+	s->nvcpus = nv;
+	s->vcpu = calloc((size_t)nv, sizeof(*s->vcpu));
+	for (int i = 0; i < s->nvms; i++)
+		for (int j = 0; j < s->vm[i].nvcpus; j++) {
+			struct sim_vcpu *v = &s->vcpu[s->vm[i].first_vcpu + j];
+
+			v->idx = s->vm[i].first_vcpu + j;
+			v->vm = i;
+			v->id = j;
+			v->pcpu = -1;
+			if (sched_vcpu_add(&v->sv, &s->vm[i].sv, (uint16_t)j, 0))
+				return -1;
+		}
+	return 0;
+}
+
+int sim_setup(struct sim *s)
+{
+	s->rng = s->seed * 0x9e3779b97f4a7c15ULL | 1;
+	s->plat = (struct sched_platform){ .ctx = s, .now = plat_now, .timer_arm = plat_timer_arm,
+					   .kick = plat_kick, .inject = plat_inject };
+	sched_platform_set(&s->plat);
+	if (sim_apply_options(s) || sched_init(s->policy))
+		return -1;
+	s->pcpu = calloc((size_t)s->npcpus, sizeof(*s->pcpu));
+	for (int i = 0; i < s->npcpus; i++) {
+		s->pcpu[i].running = -1;
+		s->pcpu[i].timer_at = STIME_MAX;
+		if (sched_pcpu_add(&s->pcpu[i].sp, (unsigned)i, 0))
+			return -1;
+	}
+	if (sim_setup_vms(s))
+		return -1;
+	for (int i = 0; i < s->nthr; i++) {
+		struct sim_thread *t = &s->thr[i];
+
+		t->prog = &s->prog[(intptr_t)t->prog];
+		t->vcpu += s->vm[t->vm].first_vcpu;
+	}
+	for (int i = 0; i < s->npins; i++)
+		for (int j = s->pins[i].lo; j <= s->pins[i].hi; j++) {
+			struct sim_vcpu *v = &s->vcpu[s->vm[s->pins[i].vm].first_vcpu + j];
+			struct cpumask m;
+
+			cpumask_zero(&m);
+			for (int c = s->pins[i].clo; c <= s->pins[i].chi; c++)
+				cpumask_set(&m, (unsigned)c);
+			if (sched_vcpu_affinity_set(&v->sv, &m, 0))
+				return -1;
+		}
+	guest_start(s);
+	for (int i = 0; i < s->nvcpus; i++)
+		sched_vcpu_start(&s->vcpu[i].sv, 0);
+	s->all_done = true;
+	for (int i = 0; i < s->nvms; i++)
+		if (s->vm[i].measure && s->vm[i].nthreads)
+			s->all_done = false;
+	if (s->all_done)
+		s->all_done = false, s->end = s->duration;   /* run for the duration */
+	return 0;
+}
+
+/* Run the scheduler on pCPU i and switch guest contexts accordingly. */
+void engine_resched(struct sim *s, int i)
+{
+	struct sim_pcpu *pc = &s->pcpu[i];
+	struct sim_vcpu *pv = pc->running >= 0 ? &s->vcpu[pc->running] : NULL, *nv;
+	uint64_t npre = pv ? pv->sv.st.npreempt : 0;
+	struct sched_vcpu *n;
+	stime_t until;
+
+	if (pv)
+		guest_sync(s, pv);
+	n = sched_schedule(&pc->sp, s->now, &until);
+	nv = n ? container_of(n, struct sim_vcpu, sv) : NULL;
+	if (nv != pv) {
+		if (pv) {
+			pv->pcpu = -1;
+			pv->gen++;
+			guest_descheduled(s, pv, pv->sv.st.npreempt != npre);
+		}
+		if (nv) {
+			ASSERT(nv->pcpu < 0);
+			nv->pcpu = i;
+			nv->run_since = s->now;
+		}
+		pc->running = nv ? nv->idx : -1;
+	}
+	if (nv)
+		guest_plan(s, nv);
+}
+
+static void sim_dispatch(struct sim *s, const struct sim_event *e)
+{
+	struct sim_pcpu *pc;
+
+	switch (e->kind) {
+	case EV_TIMER:
+		pc = &s->pcpu[e->idx];
+		if (e->gen != pc->timer_gen)
+			return;
+		pc->timer_at = STIME_MAX;
+		if (sched_timer_fire(&pc->sp, s->now))
+			engine_resched(s, e->idx);
+		return;
+	case EV_KICK:
+		pc = &s->pcpu[e->idx];
+		pc->kick_pending = false;
+		if (sched_kicked(&pc->sp, s->now))
+			engine_resched(s, e->idx);
+		return;
+	case EV_GUEST:
+		if (e->gen == s->vcpu[e->idx].gen && s->vcpu[e->idx].pcpu >= 0)
+			guest_event(s, &s->vcpu[e->idx]);
+		return;
+	case EV_THREAD_WAKE:
+		if (e->gen == s->thr[e->idx].wake_gen)
+			guest_thread_wake(s, &s->thr[e->idx]);
+		return;
+	}
+}
+
+void sim_run(struct sim *s)
+{
+	struct sim_event e;
+
+	while (!s->all_done && simq_pop(&s->q, &e)) {
+		if (e.t > s->duration) {
+			s->now = s->duration;
+			break;
+		}
+		s->now = e.t;
+		s->nevents++;
+		sim_dispatch(s, &e);
+	}
+	if (!s->end)
+		s->end = s->all_done ? s->now : s->duration;
+	for (int i = 0; i < s->nvcpus; i++)
+		if (s->vcpu[i].pcpu >= 0)
+			guest_sync(s, &s->vcpu[i]);
+}

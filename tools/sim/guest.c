@@ -1,0 +1,332 @@
+/* The simulated guest: threads running programs on vCPUs under a small
+ * round-robin guest scheduler; barriers and locks that spin, block or
+ * spin-then-block; an idle vCPU halts (sched_block) and an event for a thread
+ * on a halted vCPU wakes it (sched_wake), as a guest kernel would. */
+#include <stdlib.h>
+#include "sim.h"
+#include "log.h"
+
+enum step { NEED_TIME, LEFT_CPU, YIELDED };
+
+static void rq_push(struct sim_vcpu *v, struct sim_thread *t)
+{
+	t->next = NULL;
+	if (v->rq_tail)
+		v->rq_tail->next = t;
+	else
+		v->rq_head = t;
+	v->rq_tail = t;
+}
+
+static struct sim_thread *rq_pop(struct sim_vcpu *v)
+{
+	struct sim_thread *t = v->rq_head;
+
+	if (t) {
+		v->rq_head = t->next;
+		if (!v->rq_head)
+			v->rq_tail = NULL;
+		t->next = NULL;
+	}
+	return t;
+}
+
+void guest_start(struct sim *s)
+{
+	for (int i = 0; i < s->nthr; i++) {
+		s->thr[i].state = T_READY;
+		rq_push(&s->vcpu[s->thr[i].vcpu], &s->thr[i]);
+	}
+}
+
+/* Bring the running vCPU's current thread up to now. */
+void guest_sync(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *t = v->cur;
+	stime_t dt = s->now - v->run_since;
+
+	v->run_since = s->now;
+	if (!t || dt <= 0)
+		return;
+	if (t->state == T_RUNNING)
+		t->left = MAX(t->left - dt, (stime_t)0);
+	else if (t->state == T_WAIT_SPIN) {
+		t->spin_time += dt;
+		v->spin_time += dt;
+		if (t->spin_left != STIME_MAX)
+			t->spin_left -= dt;
+	}
+}
+
+/* A thread on v became runnable in the guest: wake the vCPU if it halted. */
+static void make_ready(struct sim *s, struct sim_thread *t)
+{
+	struct sim_vcpu *v = &s->vcpu[t->vcpu];
+
+	t->state = T_READY;
+	rq_push(v, t);
+	if (v->sv.state == SCHED_BLOCKED)
+		sched_wake(&v->sv, s->now);
+	else if (v->pcpu >= 0) {
+		guest_sync(s, v);
+		guest_plan(s, v);
+	}
+}
+
+/* A barrier or lock wait of t is over. */
+static void release(struct sim *s, struct sim_thread *t)
+{
+	struct sim_vcpu *v = &s->vcpu[t->vcpu];
+
+	t->waiting_on = -1;
+	if (t->state == T_BLOCKED) {
+		make_ready(s, t);
+	} else if (v->cur == t && v->pcpu >= 0) {
+		guest_sync(s, v);
+		v->gen++;
+		simq_push(&s->q, s->now, EV_GUEST, v->idx, v->gen);
+	}
+}
+
+static void thread_done(struct sim *s, struct sim_thread *t)
+{
+	struct sim_vm *vm = &s->vm[t->vm];
+
+	t->state = T_DONE;
+	if (++vm->ndone == vm->nthreads) {
+		vm->done_at = s->now;
+		s->all_done = true;
+		for (int i = 0; i < s->nvms; i++)
+			if (s->vm[i].measure && s->vm[i].nthreads && s->vm[i].ndone < s->vm[i].nthreads)
+				s->all_done = false;
+	}
+}
+
+static void barrier_arrive(struct sim *s, struct sim_thread *t, struct sim_barrier *b, int bi)
+{
+	if (++b->arrived < b->parties) {
+		t->waiting_on = bi;
+		t->wait_is_lock = false;
+		return;
+	}
+	b->arrived = 0;
+	b->generation++;
+	for (int i = 0; i < s->nthr; i++)
+		if (s->thr[i].waiting_on == bi && !s->thr[i].wait_is_lock)
+			release(s, &s->thr[i]);
+}
+
+static void lock_unlock(struct sim *s, struct sim_thread *t, int li)
+{
+	struct sim_lock *l = &s->lock[li];
+	struct sim_thread *w;
+
+	ASSERT(l->holder == t->idx);
+	t->locks_held--;
+	l->holder = -1;
+	if (!l->nwait)
+		return;
+	w = &s->thr[l->waiters[0]];
+	for (int i = 1; i < l->nwait; i++)
+		l->waiters[i - 1] = l->waiters[i];
+	l->nwait--;
+	l->holder = w->idx;       /* FIFO hand-off (ticket-lock order) */
+	l->acquires++;
+	w->locks_held++;
+	release(s, w);
+}
+
+/* Start waiting; returns the step result for the wait mode. */
+static enum step wait_begin(struct sim_thread *t, const struct sim_op *op)
+{
+	t->spin_left = op->mode == WAIT_SPIN_BLOCK ? op->spin : STIME_MAX;
+	t->state = op->mode == WAIT_BLOCK ? T_BLOCKED : T_WAIT_SPIN;
+	return op->mode == WAIT_BLOCK ? LEFT_CPU : NEED_TIME;
+}
+
+/* A waiting thread got the CPU again: still waiting, given up, or done. */
+static int wait_continue(struct sim_thread *t)
+{
+	if (t->waiting_on < 0)
+		return 1;                  /* released: op complete */
+	if (t->spin_left <= 0) {
+		t->state = T_BLOCKED;      /* spin-then-block gives up */
+		return -1;
+	}
+	t->state = T_WAIT_SPIN;
+	return 0;
+}
+
+/* Barrier arrival / lock acquire; -1 = done, continue with the next op. */
+static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op, bool *in_op)
+{
+	int r;
+
+	if (*in_op) {
+		r = wait_continue(t);
+		if (r <= 0)
+			return r < 0 ? LEFT_CPU : NEED_TIME;
+		*in_op = false;
+		t->pc++;
+		return -1;   /* continue */
+	}
+	if (op->kind == OP_BARRIER) {
+		barrier_arrive(s, t, &s->bar[op->a], (int)op->a);
+	} else {
+		struct sim_lock *l = &s->lock[op->a];
+
+		if (l->holder < 0) {
+			l->holder = t->idx;
+			l->acquires++;
+			t->locks_held++;
+		} else {
+			l->contended++;
+			if (l->nwait < (int)ARRAY_SIZE(l->waiters))
+				l->waiters[l->nwait++] = t->idx;
+			t->waiting_on = (int)op->a;
+			t->wait_is_lock = true;
+		}
+	}
+	if (t->waiting_on < 0) {
+		t->pc++;
+		return -1;
+	}
+	*in_op = true;
+	return wait_begin(t, op);
+}
+
+/* Run t's program at the current instant until it needs CPU time or leaves. */
+static enum step thread_step(struct sim *s, struct sim_thread *t)
+{
+	bool *in_op = &t->in_op;
+
+	for (;;) {
+		const struct sim_op *op;
+		int r;
+
+		if (t->pc >= t->prog->nops) {
+			thread_done(s, t);
+			return LEFT_CPU;
+		}
+		op = &t->prog->ops[t->pc];
+		switch (op->kind) {
+		case OP_COMPUTE:
+			if (!*in_op) {
+				t->left = op->b > op->a ?
+					op->a + (stime_t)(sim_random(s) % (uint64_t)(op->b - op->a)) : op->a;
+				t->last_burst = t->left;
+				*in_op = true;
+			}
+			t->state = T_RUNNING;
+			if (t->left > 0)
+				return NEED_TIME;
+			*in_op = false;
+			t->pc++;
+			break;
+		case OP_SLEEP: {
+			stime_t d = op->b ? t->last_burst * (100 - op->b) / op->b : op->a;
+
+			t->pc++;
+			t->state = T_SLEEP;
+			simq_push(&s->q, s->now + d, EV_THREAD_WAKE, t->idx, ++t->wake_gen);
+			return LEFT_CPU;
+		}
+		case OP_BARRIER:
+		case OP_LOCK:
+			r = op_sync(s, t, op, in_op);
+			if (r >= 0)
+				return (enum step)r;
+			break;
+		case OP_UNLOCK:
+			lock_unlock(s, t, (int)op->a);
+			t->pc++;
+			break;
+		case OP_YIELD:
+			t->pc++;
+			return YIELDED;
+		case OP_LOOP:
+			t->loop_left[++t->depth] = (int)op->a;
+			t->pc++;
+			break;
+		case OP_END:
+			if (t->loop_left[t->depth] < 0 || --t->loop_left[t->depth] > 0) {
+				t->pc = op->match + 1;
+			} else {
+				t->depth--;
+				t->pc++;
+			}
+			break;
+		}
+	}
+}
+
+/* Schedule v's next guest event (it is running). */
+void guest_plan(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *t = v->cur;
+	stime_t at = STIME_MAX;
+
+	v->gen++;
+	if (!t) {
+		at = s->now;               /* pick a thread or halt */
+	} else if (t->state == T_RUNNING) {
+		at = s->now + t->left;
+	} else if (t->state == T_WAIT_SPIN && t->spin_left != STIME_MAX) {
+		at = s->now + MAX(t->spin_left, (stime_t)0);
+	}
+	if (t && v->rq_head)
+		at = MIN(at, MAX(v->gslice_end, s->now));
+	if (at != STIME_MAX)
+		simq_push(&s->q, at, EV_GUEST, v->idx, v->gen);
+}
+
+void guest_event(struct sim *s, struct sim_vcpu *v)
+{
+	guest_sync(s, v);
+	for (;;) {
+		enum step r;
+
+		if (v->cur && v->rq_head && s->now >= v->gslice_end &&
+		    (v->cur->state == T_RUNNING || v->cur->state == T_WAIT_SPIN)) {
+			v->cur->state = T_READY;       /* guest time slice over */
+			rq_push(v, v->cur);
+			v->cur = NULL;
+		}
+		if (!v->cur) {
+			v->cur = rq_pop(v);
+			v->gslice_end = s->now + s->gslice;
+		}
+		if (!v->cur) {
+			sched_block(&v->sv, s->now);   /* idle guest: HLT */
+			engine_resched(s, v->pcpu);
+			return;
+		}
+		r = thread_step(s, v->cur);
+		if (r == NEED_TIME) {
+			guest_plan(s, v);
+			return;
+		}
+		if (r == YIELDED) {
+			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_HYPERCALL, s->now);
+			engine_resched(s, v->pcpu);   /* plans v if it stays */
+			return;
+		}
+		v->cur = NULL;                  /* blocked, slept or finished */
+	}
+}
+
+void guest_thread_wake(struct sim *s, struct sim_thread *t)
+{
+	if (t->state == T_SLEEP)
+		make_ready(s, t);
+}
+
+void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted)
+{
+	if (!preempted || !v->cur)
+		return;
+	if (v->cur->locks_held)
+		v->lhp++;
+	if (v->cur->waiting_on >= 0 && v->cur->wait_is_lock)
+		v->lwp++;
+}

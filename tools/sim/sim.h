@@ -1,0 +1,168 @@
+/* hvsim: discrete-event host simulator running the real hv/sched code.
+ * A machine of pCPUs (platform.h implemented on an event queue), VMs whose
+ * vCPUs run guest threads under a tiny guest scheduler, and a workload
+ * language (docs/sched.md "Workload format"). Deterministic for a seed. */
+#ifndef TOOLS_SIM_SIM_H
+#define TOOLS_SIM_SIM_H
+#include <stdio.h>
+#include "sched/policy.h"
+
+#define SIM_MS(x) ((stime_t)((x) * 1000000.0))
+#define SIM_US(x) ((stime_t)((x) * 1000.0))
+
+/* ---- event queue ---- */
+enum sim_ev { EV_TIMER, EV_KICK, EV_GUEST, EV_THREAD_WAKE, EV_END };
+
+struct sim_event {
+	stime_t t;
+	uint64_t seq;
+	int kind;
+	int idx;           /* pCPU, vCPU or thread index */
+	uint64_t gen;      /* invalidation generation */
+};
+
+struct sim_eventq {
+	struct sim_event *h;
+	size_t n, cap;
+	uint64_t seq;
+};
+void simq_push(struct sim_eventq *q, stime_t t, int kind, int idx, uint64_t gen);
+bool simq_pop(struct sim_eventq *q, struct sim_event *out);
+
+/* ---- guest programs ---- */
+enum sim_op_kind {
+	OP_COMPUTE,        /* a = ns (or a..b random when b > a) */
+	OP_SLEEP,          /* a = ns; b = duty percent: sleep last burst*(100-b)/b */
+	OP_BARRIER,        /* a = barrier index, mode, spin */
+	OP_LOCK,           /* a = lock index, mode, spin */
+	OP_UNLOCK,         /* a = lock index */
+	OP_YIELD,          /* hypercall yield */
+	OP_LOOP,           /* a = count (0 = forever) */
+	OP_END,            /* end of loop body */
+};
+enum sim_wait_mode { WAIT_SPIN, WAIT_BLOCK, WAIT_SPIN_BLOCK };
+
+struct sim_op {
+	int kind;
+	int mode;
+	stime_t a, b;
+	stime_t spin;      /* spin-then-block budget */
+	int match;         /* LOOP <-> END index */
+};
+
+struct sim_prog {
+	char name[32];
+	struct sim_op *ops;
+	int nops;
+};
+
+/* ---- objects ---- */
+enum sim_tstate { T_READY, T_RUNNING, T_WAIT_SPIN, T_BLOCKED, T_SLEEP, T_DONE };
+
+struct sim_thread {
+	int idx;
+	int vm, vcpu;             /* global vCPU index */
+	const struct sim_prog *prog;
+	int pc;
+	int loop_left[16];        /* per loop depth */
+	int depth;
+	int state;
+	bool in_op;               /* current op started */
+	stime_t left;             /* compute remaining in current op */
+	stime_t spin_left;        /* spin budget for spin-then-block */
+	stime_t last_burst;
+	int waiting_on;           /* barrier/lock index or -1 */
+	bool wait_is_lock;
+	int locks_held;
+	stime_t spin_time;
+	uint64_t wake_gen;
+	struct sim_thread *next;  /* guest runqueue link */
+};
+
+struct sim_vcpu {
+	struct sched_vcpu sv;     /* embedded, as the hypervisor does */
+	int idx, vm, id;
+	int pcpu;                 /* where it runs, -1 = not running */
+	stime_t run_since;
+	uint64_t gen;             /* guest event generation */
+	struct sim_thread *cur;   /* thread on the vCPU */
+	struct sim_thread *rq_head, *rq_tail;
+	stime_t gslice_end;
+	stime_t spin_time;
+	uint64_t lhp, lwp;        /* lock-holder / lock-waiter preemptions */
+	struct cpumask pin;       /* affinity from `pin` (empty = all) */
+};
+
+struct sim_vm {
+	struct sched_vm sv;
+	char name[32];
+	int nvcpus, first_vcpu;
+	int nthreads, ndone;
+	bool measure;             /* completion counts for the end of the run */
+	stime_t done_at;
+	struct sched_vm_params prm;
+};
+
+struct sim_barrier {
+	char name[32];
+	int parties, arrived;
+	uint64_t generation;
+};
+
+struct sim_lock {
+	char name[32];
+	int holder;               /* thread index or -1 */
+	int waiters[256];
+	int nwait;
+	uint64_t acquires, contended;
+};
+
+struct sim_pcpu {
+	struct sched_pcpu sp;
+	int running;              /* vCPU index or -1 */
+	uint64_t timer_gen;
+	stime_t timer_at;
+	bool kick_pending;
+};
+
+struct sim {
+	stime_t now, end, duration;
+	uint64_t seed, rng;
+	stime_t kick_lat, gslice;
+	char policy[32];
+	int npcpus;
+	struct sim_pcpu *pcpu;
+	struct sim_vm *vm;  int nvms;
+	struct sim_vcpu *vcpu; int nvcpus;
+	struct sim_thread *thr; int nthr;
+	struct sim_prog *prog; int nprogs;
+	struct sim_barrier *bar; int nbars;
+	struct sim_lock *lock; int nlocks;
+	char (*opts)[96]; int nopts;
+	struct { int vm, lo, hi, clo, chi; } *pins; int npins;
+	struct sim_eventq q;
+	uint64_t nevents;
+	bool all_done;
+	struct sched_platform plat;
+};
+
+/* workload.c */
+int sim_parse(struct sim *s, const char *text, char *err, size_t errlen);
+void sim_free(struct sim *s);
+/* engine.c */
+int sim_setup(struct sim *s);
+void sim_run(struct sim *s);
+uint64_t sim_random(struct sim *s);
+/* guest.c */
+void guest_start(struct sim *s);
+void guest_event(struct sim *s, struct sim_vcpu *v);
+void guest_thread_wake(struct sim *s, struct sim_thread *t);
+void guest_plan(struct sim *s, struct sim_vcpu *v);
+void guest_sync(struct sim *s, struct sim_vcpu *v);
+void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted);
+void engine_resched(struct sim *s, int pcpu);
+/* report.c */
+void sim_report(struct sim *s, FILE *f);
+struct sim_vm *sim_vm_find(struct sim *s, const char *name);
+double sim_vm_cpu_ms(struct sim *s, struct sim_vm *vm);
+#endif
