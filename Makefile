@@ -60,7 +60,7 @@ all: $(BUILD)/hv.elf
 -include $(HV_OBJS:.o=.d)
 
 # ---------------------------------------------------------------- host unit tests
-HOST_CFLAGS := -std=gnu11 -O1 -g -Ihv -Itest/unit -DHV_HOST=1 -fsanitize=address,undefined \
+HOST_CFLAGS := -std=gnu11 -O1 -g -Ihv -Itest/unit -DHV_HOST=1 -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
                -Wno-missing-field-initializers
 HOST_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)

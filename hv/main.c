@@ -61,6 +61,8 @@ static void boot_cpus(void)
 	percpu_area[0].online = true;
 	nr_cpus_online = 1;
 	pr_info("smp: cpu0 online apic=%u\n", percpu_area[0].apic_id);
+	if (!host_platform.nr_cpus_enabled)
+		host_apic_ids[0] = percpu_area[0].apic_id;
 	if (!tramp) {
 		pr_err("smp: no free page below 1 MiB for the AP trampoline; running on one CPU\n");
 		return;
@@ -107,13 +109,13 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	pr_info("cmdline: \"%s\"\n", boot_info.cmdline);
 	cmdline_print_effective();
 	bootinfo_print(&boot_info);
+	host_platform_init(&boot_info);   /* allocates nothing; mm_init keeps its tables */
 	if (mm_init(&boot_info))
 		hv_exit(6, "no-memory");
 	pic_disable();
 	time_init();
 	apic_init(true);
 	apic_calibrate();
-	host_platform_init(&boot_info);
 	boot_cpus();
 	start_vmx();
 	vm_create_all(&boot_info);

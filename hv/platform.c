@@ -15,7 +15,7 @@ void host_platform_init(const struct boot_info *bi)
 	if (platform_discover(bi->rsdp_len ? bi->rsdp : NULL, bi->rsdp_len, pi) ||
 	    pi->nr_cpus_enabled == 0) {
 		pr_warn("platform: no ACPI MADT or MP table lists the CPUs; using the boot CPU only\n");
-		host_apic_ids[0] = apic_id();
+		host_apic_ids[0] = 0;   /* fixed up by boot_cpus() from the running APIC */
 		host_nr_apic_ids = 1;
 		return;
 	}

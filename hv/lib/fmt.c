@@ -42,7 +42,7 @@ static void put_str(struct out *o, const char *s, int width, int prec, bool left
 
 	if (!s)
 		s = "(null)";
-	while (s[len] && (prec < 0 || len < prec))
+	while ((prec < 0 || len < prec) && s[len])
 		len++;
 	if (!left)
 		for (; width > len; width--)

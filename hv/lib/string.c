@@ -3,8 +3,10 @@
 
 void *memcpy(void *d, const void *s, size_t n)
 {
+	void *r = d;   /* REP MOVSB advances RDI: return the original */
+
 	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-	return d;
+	return r;
 }
 
 void *memmove(void *d, const void *s, size_t n)

@@ -59,7 +59,12 @@ void time_init(void)
 
 stime_t time_tsc_to_ns(uint64_t tsc)
 {
-	return (stime_t)(((unsigned __int128)(tsc - tsc_boot) * ns_per_tsc_q32) >> 32);
+	/* Signed: a guest may name a TSC value from before the host booted. */
+	int64_t d = (int64_t)(tsc - tsc_boot);
+	uint64_t mag = d < 0 ? -(uint64_t)d : (uint64_t)d;
+	stime_t ns = (stime_t)(((unsigned __int128)mag * ns_per_tsc_q32) >> 32);
+
+	return d < 0 ? -ns : ns;
 }
 
 stime_t time_now(void)
