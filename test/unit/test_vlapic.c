@@ -117,6 +117,9 @@ START_TEST(test_priority_rules)
 	ck_assert_uint_eq(vlapic_tpr_threshold(&L), 6);
 	wr(APIC_TPR, 0x35);                      /* TPR below ISR class: PPR = ISRV class */
 	ck_assert_uint_eq(rd(APIC_PPR), 0x50);
+	wr(APIC_TPR, 0x57);                      /* same class: PPR = TPR */
+	ck_assert_uint_eq(rd(APIC_PPR), 0x57);
+	wr(APIC_TPR, 0x35);
 	wr(APIC_EOI, 0);
 	ck_assert(!vlapic_vec_test(&L, APIC_ISR, 0x52));
 	ck_assert_uint_eq(rd(APIC_PPR), 0x35);
