@@ -9,6 +9,11 @@
 #define RECS_PER_FRAME ((VPF_MAX_PAYLOAD - 8) / sizeof(struct vp_rec))
 #define EXITS_PER_FRAME ((VPF_MAX_PAYLOAD - 8) / 10)
 
+/* The VCPU frame carries every event count: adding events must keep it in one frame. */
+#define VCPU_PAYLOAD (8 + 8 * (VP_NSTATES + 1 + VPS_NDETECTORS + 2 + VPE_NEVENTS))
+_Static_assert(VCPU_PAYLOAD <= VPF_MAX_PAYLOAD, "VCPU frame too large: raise VPF_MAX_PAYLOAD");
+_Static_assert(VPE_NEVENTS <= 255 && VPMU_NCOUNTERS <= 32, "record code / PMU mask widths");
+
 struct dump_ctx {
 	struct vpf_writer w;
 	uint16_t vm;

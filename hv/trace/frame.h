@@ -10,7 +10,7 @@
 
 #define VPF_VERSION     1
 #define VPF_HDR_SIZE    8
-#define VPF_MAX_PAYLOAD 304
+#define VPF_MAX_PAYLOAD 400   /* room for new events in VCPU frames */
 #define VPF_LINE_MAX    (32 + 4 * ((VPF_HDR_SIZE + VPF_MAX_PAYLOAD + 2) / 3))
 
 enum vpf_type {

@@ -76,6 +76,56 @@ def check_breakdown(d, exp, timeline=True):
 
 
 @test
+def decoder_tables_match_c_headers():
+    """Catch drift: the decoder's names must follow hv/trace/vprof.h."""
+    import re
+    from vprof_lib import fmt
+    hdr = open(os.path.join(ROOT, "hv", "trace", "vprof.h")).read()
+
+    def enum(name):
+        body = re.search(r"enum " + name + r" \{(.*?)\};", hdr, re.S)[1]
+        body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+        return [x.split("=")[0].strip() for x in body.split(",") if x.strip()]
+    ev = enum("vp_event")
+    assert ev[-1] == "VPE_NEVENTS"
+    assert ["VPE_" + e for e in fmt.EVENTS[1:]] == ev[:-1], (fmt.EVENTS, ev)
+    st = enum("vp_state")
+    assert ["VP_" + s.upper() for s in fmt.STATES] == st[:-1], st
+    pmu = enum("vp_pmu_counter")
+    assert ["VPMU_" + c.upper() for c in fmt.PMU_COUNTERS] == pmu[:-1], pmu
+
+
+def py_frame(ftype, dump, seq, payload):
+    import struct
+    import zlib
+    import base64
+    raw = struct.pack("<BBHI", ftype, 1, dump, seq) + payload
+    return f"@VP1 {seq} {zlib.crc32(raw):08x} {base64.b64encode(raw).decode()}\n", raw
+
+
+@test
+def newer_hypervisor_with_more_events_decodes():
+    import struct
+    import zlib
+    nev = 27
+    begin = struct.pack("<HHHBBqqQQIHHHH", 3, 1, 1, 1, 0, 100, 1100, 0, 0, 24, nev, 80, 7, 4)
+    counts = [0] * nev
+    counts[2], counts[26] = 4, 5
+    vcpu = struct.pack("<HHBBH", 3, 0, 0, 0, 0) + struct.pack("<" + "Q" * (10 + nev), 1000, 0, 0, 0,
+                                                              0, 0, 0, 0, 0, 0, *counts)
+    lines, crc = [], 0
+    for seq, (t, p) in enumerate([(1, begin), (2, vcpu)]):
+        line, raw = py_frame(t, 9, seq, p)
+        lines.append(line)
+        crc = zlib.crc32(raw, crc)
+    lines.append(py_frame(7, 9, 2, struct.pack("<IIQI", 2, 0, 0, crc))[0])
+    dumps, problems = frames.extract(lines)
+    assert not problems, problems
+    d = dumps[0]
+    assert d.complete and d.vcpus[0].events["PREEMPT"] == 4 and d.vcpus[0].events["EVENT_26"] == 5
+
+
+@test
 def roundtrip_breakdown_exact():
     dumps, problems = frames.extract_file(C.log)
     assert not problems, problems

@@ -18,6 +18,10 @@ EVENTS = [None, "YIELD", "PREEMPT", "WAKE", "BLOCK", "IDLE_BEGIN", "IDLE_END",
           "DEDICATED_END", "PROFILE_START", "PROFILE_STOP", "MARK"]
 EV = {name: i for i, name in enumerate(EVENTS) if name}
 
+
+def event_name(code):
+    return EVENTS[code] if 0 < code < len(EVENTS) else f"EVENT_{code}"
+
 DETECTORS = ["unknown", "ple", "pmu"]
 PMU_COUNTERS = ["instructions", "cycles", "branches", "branch_misses",
                 "llc_refs", "llc_misses", "offcore_stall"]

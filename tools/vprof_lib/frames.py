@@ -75,6 +75,7 @@ class Dump:
     t1: int = 0
     ded_ns: int = 0
     frozen_ns: int = 0
+    nevents: int = len(fmt.EVENTS)
     vcpus: dict = field(default_factory=dict)
     pcpus: dict = field(default_factory=dict)
     records: list = field(default_factory=list)
@@ -103,8 +104,10 @@ def _begin(d, p):
     (d.vm, d.nvcpus, d.npcpus, d.reason, flags, d.t0, d.t1, d.ded_ns, d.frozen_ns,
      rec_size, nev, nexit, npmu, nstates) = _u("<HHHBBqqQQIHHHH", p, 0)
     d.active, d.exit_trace = bool(flags & 1), bool(flags & 2)
-    if rec_size != fmt.REC_SIZE or nev != len(fmt.EVENTS) or npmu != len(fmt.PMU_COUNTERS) \
-            or nstates != len(fmt.STATES):
+    # Events may be appended by newer hypervisors: decoded by count, unknown
+    # ones named EVENT_<n>. The other sizes change the layout itself.
+    d.nevents = nev
+    if rec_size != fmt.REC_SIZE or npmu != len(fmt.PMU_COUNTERS) or nstates != len(fmt.STATES):
         raise ValueError(f"layout mismatch: rec {rec_size} events {nev} pmu {npmu} states {nstates}")
 
 
@@ -112,12 +115,12 @@ def _vcpu(d, p):
     vm, i, state, spinning, last = _u("<HHBBH", p, 0)
     v = d.vcpu(i)
     v.state, v.spinning, v.last_pcpu = state, spinning, last
-    vals = _u("<" + "Q" * (4 + 1 + 3 + 2 + len(fmt.EVENTS)), p, 8)
+    vals = _u("<" + "Q" * (4 + 1 + 3 + 2 + d.nevents), p, 8)
     v.state_ns = list(vals[0:4])
     v.spin_ns = vals[4]
     v.spin_begins = list(vals[5:8])
     v.anomalies, v.exits_other = vals[8], vals[9]
-    v.events = {fmt.EVENTS[k]: n for k, n in enumerate(vals[10:]) if fmt.EVENTS[k]}
+    v.events = {fmt.event_name(k): n for k, n in enumerate(vals[10:]) if k}
 
 
 def _pmu(d, p):

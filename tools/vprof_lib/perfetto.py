@@ -55,10 +55,10 @@ def _x(pid, tid, name, start, end, t0, args):
 def _instants(d, t0, pid):
     out = []
     for t, arg, vm, vcpu, kind, code, pcpu in d.records:
-        if kind != fmt.REC_EVENT or vm != d.vm or code >= len(fmt.EVENTS):
+        if kind != fmt.REC_EVENT or vm != d.vm:
             continue
-        name = fmt.EVENTS[code]
-        if name in INSTANT:
+        name = fmt.event_name(code)
+        if name in INSTANT or name.startswith("EVENT_"):
             out.append({"ph": "i", "s": "t", "pid": pid, "tid": pcpu, "name": name,
                         "cat": "event", "ts": _us(t, t0),
                         "args": {"vm": vm, "vcpu": vcpu, "arg": arg}})
