@@ -271,6 +271,8 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 		at = s->now;               /* pick a thread or halt */
 	} else if (t->state == T_RUNNING) {
 		at = s->now + t->left;
+	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
+		at = s->now;               /* released while off the pCPU */
 	} else if (t->state == T_WAIT_SPIN && t->spin_left != STIME_MAX) {
 		at = s->now + MAX(t->spin_left, (stime_t)0);
 	}
