@@ -34,3 +34,14 @@ test-vprof: $(BUILD)/vprof/rt_gen $(BUILD)/vprof/vprofctl
 
 TEST_TARGETS += test-vprof
 .PHONY: test-vprof vprofctl
+
+# Host micro-benchmark of the recorder's hot paths (no sanitizers).
+$(BUILD)/vprof/bench: test/vprof/bench.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O2 -Ihv -Itest/unit -DHV_HOST=1 -o $@ $^
+
+bench-vprof: $(BUILD)/vprof/bench
+	@$(BUILD)/vprof/bench
+
+BENCH_TARGETS += bench-vprof
+.PHONY: bench-vprof
