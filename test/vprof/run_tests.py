@@ -182,13 +182,22 @@ def perfetto_valid_and_complete():
     doc = json.load(open(out))
     ev = doc["traceEvents"]
     n = C.exp["cycles"]
-    runs = [e for e in ev if e["ph"] == "X" and e["name"] == "vm0/vcpu0" and e["pid"] == 2]
+    runs = [e for e in ev if e["ph"] == "X" and e["name"] == "vm0/vcpu0" and e["pid"] == 3]
     assert len(runs) == n and all(abs(e["dur"] - 600.0) < 1e-6 for e in runs), len(runs)
     assert all(e["tid"] == 0 for e in runs)
-    pre = [e for e in ev if e["ph"] == "i" and e["name"] == "PREEMPT" and e["pid"] == 2]
+    pre = [e for e in ev if e["ph"] == "i" and e["name"] == "PREEMPT" and e["pid"] == 3]
     assert len(pre) == n
     tracks = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert tracks == {"pCPU 0", "pCPU 1"}
+    assert tracks == {"pCPU 0", "pCPU 1", "vCPU 0", "vCPU 1"}
+    # vCPU state tracks of the normal sample add up to the pattern's times.
+    e1 = C.exp["normal"]["vcpus"][1]
+    total = {}
+    for e in ev:
+        if e["ph"] == "X" and e["pid"] == 4 and e["tid"] == 1:
+            total[e["name"]] = total.get(e["name"], 0) + e["dur"]
+    assert abs(total["runnable"] * 1000 - e1["steal"]) < 1 and abs(total["blocked"] * 1000 - e1["blocked"]) < 1, total
+    spins = [e for e in ev if e["ph"] == "X" and e["pid"] == 4 and e["name"] == "spinning"]
+    assert len(spins) == n and all(abs(e["dur"] - 100.0) < 1e-6 for e in spins)
 
 
 @test

@@ -65,16 +65,46 @@ def _instants(d, t0, pid):
     return out
 
 
+def _vcpu_states(d, t0, pid):
+    """Per-vCPU tracks: a slice per state interval, spinning nested in running."""
+    out, cur, spin = [], {}, {}
+    for t, arg, vm, vcpu, kind, code, pcpu in d.records:
+        if vm != d.vm:
+            continue
+        if kind == fmt.REC_STATE and code < len(fmt.STATES):
+            if vcpu in spin and code != fmt.RUNNING:
+                out.append(_x(pid, vcpu, "spinning", spin.pop(vcpu), t, t0, {}))
+            if vcpu in cur:
+                st, s = cur.pop(vcpu)
+                out.append(_x(pid, vcpu, fmt.STATES[st], s, t, t0, {}))
+            cur[vcpu] = (code, t)
+        elif kind == fmt.REC_EVENT and code == fmt.EV["SPIN_BEGIN"] and vcpu not in spin:
+            spin[vcpu] = t
+        elif kind == fmt.REC_EVENT and code == fmt.EV["SPIN_END"] and vcpu in spin:
+            out.append(_x(pid, vcpu, "spinning", spin.pop(vcpu), t, t0, {}))
+    for vcpu, s in spin.items():
+        out.append(_x(pid, vcpu, "spinning", s, d.t1, t0, {}))
+    for vcpu, (st, s) in cur.items():
+        out.append(_x(pid, vcpu, fmt.STATES[st], s, d.t1, t0, {}))
+    return out
+
+
 def trace_events(dumps):
-    """One process per dump (named after its VM), one thread (track) per pCPU."""
+    """Per dump: a process with one track per pCPU (vCPU runs, idle, instant
+    events) and a process with one track per vCPU (its states)."""
     events = []
     t0 = min((d.t0 for d in dumps), default=0)
-    for pid, d in enumerate(dumps, 1):
+    for n, d in enumerate(dumps):
+        pid, vpid = 2 * n + 1, 2 * n + 2
         events.append(_meta(pid, 0, "process_name", f"dump {d.dump_id} VM {d.vm} pCPUs"))
         for p in range(d.npcpus):
             events.append(_meta(pid, p, "thread_name", f"pCPU {p}"))
+        events.append(_meta(vpid, 0, "process_name", f"dump {d.dump_id} VM {d.vm} vCPU states"))
+        for v in sorted(d.vcpus):
+            events.append(_meta(vpid, v, "thread_name", f"vCPU {v}"))
         events += _slices(d, t0, pid)
         events += _instants(d, t0, pid)
+        events += _vcpu_states(d, t0, vpid)
     return {"traceEvents": events, "displayTimeUnit": "ns",
             "otherData": {"source": "vProfile", "t0_ns": t0}}
 
