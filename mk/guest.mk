@@ -92,9 +92,10 @@ test-guest-load: guest-images $(GUEST_LOADCHECK)
 		args="$$args mb1 $$f $$f flat $$f $$f"; done; \
 	ASAN_OPTIONS=detect_leaks=1 $(GUEST_LOADCHECK) $$args | tail -1
 
-# Under the hypervisor (tools/hvrun, Bochs). Not in TEST_TARGETS until the
-# hypervisor runs guests; GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp.
+# Under the hypervisor (tools/hvrun, Bochs): every image, each VM ending as
+# expected. GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp.
 test-guest-hv: guest-images all
 	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py $(GUEST_HV_ARGS)
+TEST_TARGETS += test-guest-hv
 
 .PHONY: guest-images test-guest-bare test-guest-load test-guest-hv
