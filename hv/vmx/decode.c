@@ -42,14 +42,15 @@ static bool decode_is_legacy_prefix(uint8_t b)
 {
 	switch (b) {
 	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
-	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+	case 0x66: case 0x67: case 0xf2: case 0xf3:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Consume prefixes; returns the opcode byte. A REX byte counts only when it
+/* Consume prefixes; returns the opcode byte. LOCK (F0) is not accepted: with
+ * MOV it raises #UD before any memory access. A REX byte counts only when it
  * immediately precedes the opcode (SDM §2.2.1). */
 static int decode_prefixes(struct decode_state *s, uint8_t *op)
 {

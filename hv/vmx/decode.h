@@ -1,7 +1,7 @@
 /* Minimal x86 decoder for the MMIO instructions guests use on the LAPIC and
  * IOAPIC when APIC virtualisation is off: MOV r/m<->reg (88/89/8A/8B), MOV
  * imm->r/m (C6/C7), MOV A0-A3 (moffs), MOVZX/MOVSX (0F B6/B7/BE/BF), with
- * REX, 66/67, segment, LOCK and REP prefixes. The caller fetches up to 15
+ * REX, 66/67, segment and REP prefixes. The caller fetches up to 15
  * bytes at the guest RIP; the memory address comes from the EPT exit. */
 #ifndef HV_VMX_DECODE_H
 #define HV_VMX_DECODE_H

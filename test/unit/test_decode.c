@@ -53,6 +53,18 @@ static const struct vec vecs[] = {
 	{ "mov 0x1234,%ax", M16, { 0xa1, 0x34, 0x12 }, 3, 3, 2, false, false, false, false, 0, 2, 0 },
 	{ "mov %eax,0x10(%bp)", M16, { 0x66, 0x89, 0x46, 0x10 }, 4, 4, 4, true, false, false, false, 0, 4, 0 },
 	{ "movl $0x1,(%bx,%si)", M16, { 0x66, 0xc7, 0x00, 1, 0, 0, 0 }, 7, 7, 4, true, true, false, false, 0, 4, 1 },
+	{ "mov %eax,0x12345678(,%rcx,4)", M64, { 0x89, 0x04, 0x8d, 0x78, 0x56, 0x34, 0x12 }, 7, 7, 4, true, false, false, false, 0, 4, 0 },
+	{ "mov %r8b,(%rax)", M64, { 0x44, 0x88, 0x00 }, 3, 3, 1, true, false, false, false, 8, 1, 0 },
+	{ "mov 0x0(%rbp),%bl", M64, { 0x8a, 0x5d, 0x00 }, 3, 3, 1, false, false, false, false, 3, 1, 0 },
+	{ "movw $0x1234,0x10(%rsp)", M64, { 0x66, 0xc7, 0x44, 0x24, 0x10, 0x34, 0x12 }, 7, 7, 2, true, true, false, false, 0, 2, 0x1234 },
+	{ "mov %rax,0x0(%rip)", M64, { 0x48, 0x89, 0x05, 0, 0, 0, 0 }, 7, 7, 8, true, false, false, false, 0, 8, 0 },
+	{ "mov %eax,-0x1200(%rbx,%r14,8)", M64, { 0x42, 0x89, 0x84, 0xf3, 0x00, 0xee, 0xff, 0xff }, 8, 8, 4, true, false, false, false, 0, 4, 0 },
+	{ "movabs %rax,0xfee00300", M64, { 0x48, 0xa3, 0x00, 0x03, 0xe0, 0xfe, 0, 0, 0, 0 }, 10, 10, 8, true, false, false, false, 0, 8, 0 },
+	{ "mov %eax,(%eax)", M64, { 0x67, 0x89, 0x00 }, 3, 3, 4, true, false, false, false, 0, 4, 0 },
+	{ "movzbw (%rax),%r10w", M64, { 0x66, 0x44, 0x0f, 0xb6, 0x10 }, 5, 5, 1, false, false, false, false, 10, 2, 0 },
+	{ "mov 0x1234(%bx,%di),%al", M16, { 0x8a, 0x81, 0x34, 0x12 }, 4, 4, 1, false, false, false, false, 0, 1, 0 },
+	{ "mov %eax,0x10(%esi)", M16, { 0x67, 0x66, 0x89, 0x46, 0x10 }, 5, 5, 4, true, false, false, false, 0, 4, 0 },
+	{ "movb $0x5,-0x10(%bp)", M16, { 0xc6, 0x46, 0xf0, 0x05 }, 4, 4, 1, true, true, false, false, 0, 1, 5 },
 	/* trailing bytes after the instruction are ignored */
 	{ "mov %eax,(%rdi); nop", M64, { 0x89, 0x07, 0x90, 0x90 }, 4, 2, 4, true, false, false, false, 0, 4, 0 },
 };
@@ -98,6 +110,8 @@ START_TEST(test_rejects)
 	const uint8_t c7_1[] = { 0xc7, 0x08, 0, 0, 0, 0 };   /* C7 /1 */
 	const uint8_t rex32[] = { 0x48, 0x89, 0x07 };        /* dec %eax in 32-bit */
 	const uint8_t btx[] = { 0x0f, 0xa3, 0x07 };
+	const uint8_t lockmov[] = { 0xf0, 0x89, 0x07 };      /* #UD on hardware */
+	const uint8_t vex[] = { 0xc5, 0xf9, 0x7e, 0x07 };   /* vmovd */
 	uint8_t longp[20];
 
 	ck_assert_int_eq(decode_mmio(reg_form, 2, M64, &in), -EINVAL);
@@ -105,6 +119,8 @@ START_TEST(test_rejects)
 	ck_assert_int_eq(decode_mmio(c7_1, 6, M64, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(rex32, 3, M32, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(btx, 3, M64, &in), -ENOTSUP);
+	ck_assert_int_eq(decode_mmio(lockmov, 3, M64, &in), -ENOTSUP);
+	ck_assert_int_eq(decode_mmio(vex, 4, M64, &in), -ENOTSUP);
 	memset(longp, 0x66, sizeof(longp));                  /* prefixes past 15 bytes */
 	ck_assert_int_eq(decode_mmio(longp, sizeof(longp), M64, &in), -EINVAL);
 	memset(longp, 0x2e, 14);                             /* 14 prefixes + 89 07 = 16 */
