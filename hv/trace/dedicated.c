@@ -13,10 +13,26 @@ static struct {
 	uint32_t left;        /* epochs remaining */
 } ded = { SPINLOCK_INIT, -1, 0, 0 };
 
+static vprof_dedicated_hook_t ded_hook;
+static void *ded_hook_ctx;
+
+void vprof_set_dedicated_hook(vprof_dedicated_hook_t fn, void *ctx)
+{
+	ded_hook_ctx = ctx;
+	ded_hook = fn;
+}
+
+static void ded_notify(int owner, stime_t now)
+{
+	if (ded_hook)
+		ded_hook(ded_hook_ctx, owner, now);
+}
+
 void vp_ded_reset(void)
 {
 	ded.owner = -1;
 	ded.left = 0;
+	ded_hook = NULL;
 }
 
 /* VM lock held: a profile overlapping a period measures the overlap. */
@@ -64,6 +80,7 @@ static void ded_finish(unsigned pcpu, uint16_t vm, uint16_t vcpu, stime_t now)
 {
 	ded_each_vm(false, now);
 	vprof_event(pcpu, vm, vcpu, VPE_DEDICATED_END, now, 0);
+	ded_notify(-1, now);
 }
 
 /* epochs == 0 ends the caller's own period early. */
@@ -110,6 +127,7 @@ int vprof_dedicated_request(unsigned pcpu, uint16_t vm, uint16_t vcpu, uint32_t 
 	if (!extend) {
 		ded_each_vm(true, now);
 		vprof_event(pcpu, vm, vcpu, VPE_DEDICATED_BEGIN, now, epochs);
+		ded_notify(vm, now);
 	}
 	return 0;
 }

@@ -133,6 +133,11 @@ bool vprof_vcpu_frozen(uint16_t vm);
 bool vprof_accounting_suspended(void);
 /* Owner VM of the running dedicated period, or -1. */
 int vprof_dedicated_owner(void);
+/* Called (outside vProfile locks) after a dedicated period begins (owner =
+ * the VM) or ends (owner = -1): the scheduler kicks every pCPU there so
+ * frozen vCPUs leave or rejoin the run queues at once. */
+typedef void (*vprof_dedicated_hook_t)(void *ctx, int owner, stime_t now);
+void vprof_set_dedicated_hook(vprof_dedicated_hook_t fn, void *ctx);
 
 /* Hypercall handlers (pure): nr is HC_VPROF_*; rbx the first argument.
  * Returns the value for guest RAX (>= 0 or negative errno); -ENOSYS when nr

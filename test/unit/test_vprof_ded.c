@@ -35,11 +35,23 @@ START_TEST(test_permission_and_limits)
 }
 END_TEST
 
+static int hook_calls, hook_owner;
+
+static void hook(void *ctx, int owner, stime_t now)
+{
+	hook_calls++;
+	hook_owner = owner;
+	ck_assert(vprof_vcpu_frozen(1) == (owner >= 0 && owner != 1));   /* state already final */
+}
+
 START_TEST(test_epoch_countdown)
 {
 	setup();
+	vprof_set_dedicated_hook(hook, NULL);
 	ck_assert_int_eq(vprof_dedicated_request(0, 0, 1, 3, 100), 0);
 	ck_assert_int_eq(vprof_dedicated_owner(), 0);
+	ck_assert_int_eq(hook_calls, 1);
+	ck_assert_int_eq(hook_owner, 0);
 	ck_assert(vprof_accounting_suspended());
 	ck_assert(vprof_vcpu_frozen(1));
 	ck_assert(vprof_vcpu_frozen(2));
@@ -49,8 +61,11 @@ START_TEST(test_epoch_countdown)
 	vprof_dedicated_epoch(0, 200);
 	vprof_dedicated_epoch(0, 300);
 	ck_assert(vprof_vcpu_frozen(1));
+	ck_assert_int_eq(hook_calls, 1);
 	vprof_dedicated_epoch(0, 400);
 	ck_assert(!vprof_vcpu_frozen(1));
+	ck_assert_int_eq(hook_calls, 2);
+	ck_assert_int_eq(hook_owner, -1);
 	ck_assert(!vprof_accounting_suspended());
 	ck_assert_int_eq(vprof_dedicated_owner(), -1);
 	vprof_dedicated_epoch(0, 500);   /* idle: harmless */
