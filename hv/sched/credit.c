@@ -348,8 +348,9 @@ static struct csched_vcpu *csched_runq_best(struct sched_pcpu *p)
 
 		if (!cv)
 			continue;
-		if (cv->yield && cv->next)
-			return cv->next;
+		for (struct csched_vcpu *n = cv; n && cv->yield; n = n->next)
+			if (!n->yield)
+				return n;
 		if (cv->yield)
 			for (int l = c - 1; l > CPRI_IDLE; l--)
 				if (pc->head[l])
@@ -431,6 +432,14 @@ static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *p
 	if (pv) {
 		csched_burn(prev, now);
 		cd = CD(prev->vm);
+		/* A reschedule before the slice ends only preempts for a
+		 * higher priority (tickle); equal ones wait for the slice. */
+		cv = csched_runq_best(p);
+		if (!pv->yield && !cd->parked && now < p->slice_end &&
+		    (!cv || cv->pri <= pv->pri)) {
+			*slice = p->slice_end - now;
+			return prev;
+		}
 		/* Rate limit: a vCPU keeps the pCPU for at least ratelimit. */
 		if (!pv->yield && !cd->parked && prv.ratelimit &&
 		    now - p->curr_since < prv.ratelimit) {

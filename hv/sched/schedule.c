@@ -15,7 +15,8 @@ static const struct sched_platform *plat(void)
 /* Earliest of everything p waits for; arm it if it changed. locked(p). */
 static void sched_timer_rearm(struct sched_pcpu *p)
 {
-	stime_t t = MIN(p->slice_end, p->hold_until);
+	/* While holding a preemption the (past) slice end is not a deadline. */
+	stime_t t = p->hold_until != STIME_MAX ? p->hold_until : p->slice_end;
 
 	if (p->curr)
 		t = MIN(t, p->next_tick);
@@ -182,10 +183,10 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 		sched_sys.ops->sleep(prev, now);
 	next = sched_sys.ops->pick(p, prev && prev->state == SCHED_RUNNING && !evict ? prev : NULL,
 				   now, &slice);
-	if (prev)
-		prev->flags &= (uint8_t)~SCHED_VF_YIELD;
 	if (next != prev || (prev && prev->state != SCHED_RUNNING))
 		sched_switch(p, prev, next, now);
+	if (prev)
+		prev->flags &= (uint8_t)~SCHED_VF_YIELD;
 	slice = next ? sched_slice_adjust(p, slice, now) : STIME_MAX;
 	p->slice_end = slice == STIME_MAX || slice > STIME_MAX - now ? STIME_MAX : now + slice;
 	sched_timer_rearm(p);

@@ -1,0 +1,452 @@
+/* Unit tests for the scheduler core (hv/sched/core.c, schedule.c, preempt.c,
+ * params.c, registry.c) with the credit policy on fake pCPUs and a fake
+ * clock: state machine, exact accounting, hooks, options and parameters. */
+#include <check.h>
+#include <string.h>
+#include "shim.h"
+#include "errno.h"
+#include "log.h"
+#include "sched/policy.h"
+
+#define MS(x) ((stime_t)(x) * 1000000)
+#define US(x) ((stime_t)(x) * 1000)
+
+/* ---- fake platform ---- */
+static stime_t fake_now;
+static stime_t fake_timer[8];
+static int fake_kicks[8];
+static int fake_injected, fake_vector;
+static struct sched_shared_page fake_page;
+
+static stime_t f_now(void *c) { return fake_now; }
+static void f_timer(void *c, unsigned cpu, stime_t t) { fake_timer[cpu] = t; }
+static void f_kick(void *c, unsigned cpu) { fake_kicks[cpu]++; }
+static void f_inject(void *c, struct sched_vcpu *v, uint8_t vec)
+{
+	fake_injected++;
+	fake_vector = vec;
+}
+static struct sched_shared_page *f_page(void *c, struct sched_vcpu *v) { return &fake_page; }
+
+static const struct sched_platform fake_plat = {
+	.now = f_now, .timer_arm = f_timer, .kick = f_kick, .inject = f_inject,
+	.shared_page = f_page,
+};
+
+static struct sched_pcpu P[4];
+static struct sched_vm VM[2];
+static struct sched_vcpu V[4];
+
+/* npcpu pCPUs, one VM with nvcpu vCPUs pinned to pCPU 0, all started. */
+static void setup_machine(int npcpu, int nvcpu, bool sa)
+{
+	struct sched_vm_params prm = { .weight = 256, .sa = sa };
+	struct cpumask m;
+
+	fake_now = 0;
+	memset(fake_timer, 0, sizeof(fake_timer));
+	memset(fake_kicks, 0, sizeof(fake_kicks));
+	fake_injected = 0;
+	sched_platform_set(&fake_plat);
+	ck_assert_int_eq(sched_init("credit"), 0);
+	for (int i = 0; i < npcpu; i++)
+		ck_assert_int_eq(sched_pcpu_add(&P[i], (unsigned)i, 0), 0);
+	ck_assert_int_eq(sched_vm_add(&VM[0], 0, &prm), 0);
+	cpumask_zero(&m);
+	cpumask_set(&m, 0);
+	for (int i = 0; i < nvcpu; i++) {
+		ck_assert_int_eq(sched_vcpu_add(&V[i], &VM[0], (uint16_t)i, 0), 0);
+		ck_assert_int_eq(sched_vcpu_affinity_set(&V[i], &m, 0), 0);
+		sched_vcpu_start(&V[i], 0);
+		ck_assert_int_eq(V[i].state, SCHED_RUNNABLE);
+	}
+}
+
+static struct sched_vcpu *sched_at(int cpu, stime_t t)
+{
+	stime_t until;
+
+	fake_now = t;
+	return sched_schedule(&P[cpu], t, &until);
+}
+
+static void setup(void)
+{
+	sched_options_defaults();
+	shim_reset_logs();
+}
+
+START_TEST(test_init_fallback)
+{
+	sched_platform_set(&fake_plat);
+	ck_assert_int_eq(sched_init("no-such-policy"), 0);
+	ck_assert_str_eq(sched_policy_name(), "credit");
+	ck_assert_int_ge(shim_log_count[LOG_WARN], 1);
+	ck_assert_int_eq(sched_init(NULL), 0);
+	ck_assert_str_eq(sched_policy_name(), "credit");
+}
+END_TEST
+
+static struct sched_vcpu *bad_pick(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now,
+				   stime_t *s)
+{
+	return NULL;
+}
+
+START_TEST(test_policy_check)
+{
+	struct sched_policy o = *sched_policy_find("credit");
+
+	ck_assert_int_eq(sched_policy_check(&o), 0);
+	o.pick = NULL;
+	ck_assert_int_eq(sched_policy_check(&o), -EINVAL);
+	o.pick = bad_pick;
+	o.vcpu_priv = sizeof(((struct sched_vcpu *)0)->priv) + 1;
+	ck_assert_int_eq(sched_policy_check(&o), -E2BIG);
+}
+END_TEST
+
+START_TEST(test_state_accounting)
+{
+	struct sched_vcpu *a, *b;
+	struct sched_vcpu_stats st;
+
+	setup_machine(1, 2, false);
+	a = sched_at(0, 0);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->state, SCHED_RUNNING);
+	fake_now = MS(5);
+	sched_block(a, MS(5));
+	ck_assert_int_eq(a->state, SCHED_BLOCKED);
+	ck_assert(sched_need_resched(&P[0]));
+	b = sched_at(0, MS(5));
+	ck_assert_ptr_ne(a, b);
+	ck_assert_int_eq(b->state, SCHED_RUNNING);
+	fake_now = MS(7);
+	ck_assert(sched_wake(a, MS(7)));
+	ck_assert(!sched_wake(a, MS(7)));          /* already runnable */
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert_int_ge(fake_kicks[0], 1);           /* BOOST preempts b */
+	ck_assert_ptr_eq(sched_at(0, MS(7) + US(1)), a);
+	sched_vcpu_stats(a, MS(10), &st);
+	ck_assert_int_eq(st.time[SCHED_RUNNING], MS(5) + MS(3) - US(1));
+	ck_assert_int_eq(st.time[SCHED_BLOCKED], MS(2));
+	ck_assert_int_eq(st.time[SCHED_RUNNABLE], US(1));
+	ck_assert_int_eq(st.wake_lat_max, US(1));
+	sched_vcpu_stats(b, MS(10), &st);
+	ck_assert_int_eq(st.time[SCHED_RUNNABLE], MS(5) + MS(3) - US(1));
+	ck_assert_int_eq(st.npreempt, 1);
+	ck_assert_int_eq(st.time[SCHED_RUNNING] + st.time[SCHED_RUNNABLE], MS(10));
+	ck_assert_uint_eq(fake_page.steal_ns, (uint64_t)US(1));   /* a wrote last */
+}
+END_TEST
+
+START_TEST(test_wake_before_switch)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	sched_block(a, MS(1));
+	ck_assert(sched_wake(a, MS(1)));
+	ck_assert_int_eq(a->state, SCHED_RUNNING);    /* never left the pCPU */
+	ck_assert_ptr_eq(sched_at(0, MS(1)), a);
+}
+END_TEST
+
+START_TEST(test_idle_when_all_blocked)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	sched_block(a, MS(2));
+	ck_assert_ptr_null(sched_at(0, MS(2)));
+	ck_assert_ptr_null(P[0].curr);
+	sched_wake(a, MS(4));
+	ck_assert_ptr_eq(sched_at(0, MS(4)), a);
+	ck_assert_int_eq(P[0].idle_time, MS(2));
+}
+END_TEST
+
+START_TEST(test_yield)
+{
+	struct sched_vcpu *a, *b;
+
+	setup_machine(1, 2, false);
+	a = sched_at(0, 0);
+	sched_vcpu_yield(a, NULL, SCHED_YIELD_HYPERCALL, MS(2));
+	b = sched_at(0, MS(2));
+	ck_assert_ptr_ne(a, b);
+	ck_assert_int_eq(a->st.nyield, 1);
+	ck_assert_int_eq(a->st.npreempt, 0);
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+}
+END_TEST
+
+/* Xen: a yielding vCPU is not stolen by an idle pCPU; others are. */
+START_TEST(test_yielder_not_stolen)
+{
+	struct sched_vcpu *a, *n, *q;
+	struct cpumask both;
+
+	setup_machine(2, 3, false);
+	a = sched_at(0, 0);
+	sched_vcpu_yield(a, NULL, SCHED_YIELD_HYPERCALL, MS(2));
+	n = sched_at(0, MS(2));
+	ck_assert_ptr_ne(n, a);
+	q = &V[0] != a && &V[0] != n ? &V[0] : &V[1] != a && &V[1] != n ? &V[1] : &V[2];
+	ck_assert_int_eq(q->state, SCHED_RUNNABLE);
+	cpumask_fill(&both, 2);
+	ck_assert_int_eq(sched_vcpu_affinity_set(a, &both, MS(3)), 0);
+	ck_assert_int_ge(fake_kicks[1], 1);             /* idle pCPU 1 told to look */
+	ck_assert_ptr_null(sched_at(1, MS(3)));         /* but may not steal yielder a */
+	ck_assert_int_eq(a->pcpu, 0);
+	/* Control: a queued non-yielder is stolen. */
+	ck_assert_int_eq(sched_vcpu_affinity_set(q, &both, MS(4)), 0);
+	ck_assert_ptr_eq(sched_at(1, MS(4)), q);
+	ck_assert_int_eq(q->pcpu, 1);
+	ck_assert_int_ge(q->st.nmigrate, 1);
+}
+END_TEST
+
+START_TEST(test_balloon_sleep)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	sched_sleep(a, MS(1));
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_ptr_null(sched_at(0, MS(1)));
+	ck_assert(sched_wake(a, MS(3)));                 /* wake-on-event */
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert_ptr_eq(sched_at(0, MS(3)), a);
+	sched_vcpu_pause(a, MS(4));                     /* admin pause: no wake-on-event */
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert(!sched_wake(a, MS(5)));
+	sched_vcpu_start(a, MS(6));
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert_int_eq(a->st.time[SCHED_OFFLINE], MS(2) + MS(2));
+}
+END_TEST
+
+/* Seed 000 Alg. 1: notify before an involuntary preemption, wait for ack. */
+START_TEST(test_sa_upcall_ack)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 2, true);
+	a = sched_at(0, 0);
+	ck_assert_int_eq(sched_sa_register(a, 7), -EINVAL);
+	ck_assert_int_eq(sched_sa_register(a, 0xf0), 0);
+	ck_assert_int_eq(fake_timer[0] <= MS(30), 1);
+	fake_now = MS(30);
+	ck_assert(sched_timer_fire(&P[0], MS(30)));     /* slice over */
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);       /* held: upcall sent */
+	ck_assert_int_eq(fake_injected, 1);
+	ck_assert_int_eq(fake_vector, 0xf0);
+	ck_assert_int_eq(fake_page.sa_pending, 1);
+	ck_assert_int_eq(fake_timer[0], MS(30) + sched_opts.sa_limit);
+	sched_sa_ack(a, MS(30) + US(100));
+	ck_assert_int_eq(fake_page.sa_pending, 0);
+	ck_assert(sched_need_resched(&P[0]));
+	ck_assert_ptr_ne(sched_at(0, MS(30) + US(100)), a);
+	ck_assert_int_eq(a->st.nsa_upcall, 1);
+	ck_assert_int_eq(a->st.nsa_timeout, 0);
+}
+END_TEST
+
+START_TEST(test_sa_timeout)
+{
+	struct sched_vcpu *a;
+	stime_t lim;
+
+	setup_machine(1, 2, true);
+	a = sched_at(0, 0);
+	sched_sa_register(a, 0xf1);
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);
+	lim = MS(30) + sched_opts.sa_limit;
+	ck_assert(sched_timer_fire(&P[0], lim));        /* guest never acked */
+	ck_assert_ptr_ne(sched_at(0, lim), a);
+	ck_assert_int_eq(a->st.nsa_timeout, 1);
+	ck_assert_int_eq(a->st.npreempt, 1);
+}
+END_TEST
+
+/* Without a competitor there is nothing to announce. */
+START_TEST(test_sa_no_competitor)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 1, true);
+	a = sched_at(0, 0);
+	sched_sa_register(a, 0xf0);
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);
+	ck_assert_int_eq(fake_injected, 0);
+}
+END_TEST
+
+/* Seed 001 §5.1 fixed delayed preemption through the built-in hook. */
+START_TEST(test_delayed_preemption)
+{
+	struct sched_vcpu *a, *b;
+
+	ck_assert_int_eq(sched_option_set("sched_dp_us", "2000"), 0);
+	setup_machine(1, 2, false);
+	a = sched_at(0, 0);
+	b = a == &V[0] ? &V[1] : &V[0];
+	ck_assert_ptr_eq(sched_at(0, MS(5)), a);
+	sched_block(a, MS(5));                          /* b runs */
+	ck_assert_ptr_eq(sched_at(0, MS(5)), b);
+	sched_wake(a, MS(8));                           /* BOOST wants b out */
+	ck_assert_ptr_eq(sched_at(0, MS(8)), b);        /* delayed */
+	ck_assert_int_eq(b->st.ndelayed, 1);
+	ck_assert_int_eq(fake_timer[0], MS(10));
+	ck_assert(sched_timer_fire(&P[0], MS(10)));
+	ck_assert_ptr_eq(sched_at(0, MS(10)), a);
+}
+END_TEST
+
+/* Seed 001 §5.2 differential slices: random in [min, max], not constant. */
+START_TEST(test_differential_slices)
+{
+	stime_t lo = STIME_MAX, hi = 0, t = 0, until;
+
+	ck_assert_int_eq(sched_option_set("sched_ds_min_ms", "10"), 0);
+	ck_assert_int_eq(sched_option_set("sched_ds_max_ms", "30"), 0);
+	setup_machine(1, 2, false);
+	for (int i = 0; i < 50; i++) {
+		struct sched_vcpu *v = sched_schedule(&P[0], t, &until);
+
+		ck_assert_ptr_nonnull(v);
+		lo = MIN(lo, until - t);
+		hi = MAX(hi, until - t);
+		t = until;
+		sched_timer_fire(&P[0], t);
+	}
+	ck_assert_int_ge(lo, MS(10));
+	ck_assert_int_le(hi, MS(30));
+	ck_assert_int_gt(hi - lo, MS(5));
+}
+END_TEST
+
+START_TEST(test_options)
+{
+	ck_assert_int_eq(sched_option_set("sched_credit_tslice_ms", "5"), 0);
+	ck_assert_int_eq(sched_opts.credit_tslice, MS(5));
+	ck_assert_int_eq(sched_option_set("sched_credit_tick_ms", "0"), -ERANGE);
+	ck_assert_int_eq(sched_option_set("sched_credit_tslice_ms", "abc"), -EINVAL);
+	ck_assert_int_eq(sched_option_set("sched_ratelimit_us", "0x10"), 0);
+	ck_assert_int_eq(sched_opts.ratelimit, US(16));
+	ck_assert_int_eq(sched_option_set("nope", "1"), -ENOENT);
+	ck_assert_str_eq(sched_option_names[0], "sched_credit_tslice_ms");
+	setup_machine(1, 1, false);
+	sched_at(0, 0);
+	ck_assert_int_eq(P[0].slice_end, MS(5));        /* the option took effect */
+}
+END_TEST
+
+START_TEST(test_vm_params)
+{
+	uint64_t v;
+
+	setup_machine(1, 1, false);
+	ck_assert_int_eq(sched_vm_param_set(&VM[0], SCHED_PARAM_WEIGHT, 0), -EINVAL);
+	ck_assert_int_eq(sched_vm_param_set(&VM[0], SCHED_PARAM_WEIGHT, 512), 0);
+	ck_assert_int_eq(sched_vm_param_get(&VM[0], SCHED_PARAM_WEIGHT, &v), 0);
+	ck_assert_uint_eq(v, 512);
+	ck_assert_int_eq(sched_vm_param_set(&VM[0], SCHED_PARAM_TYPE, 2), -EINVAL);
+	ck_assert_int_eq(sched_vm_param_set(&VM[0], SCHED_PARAM_TYPE, SCHED_TYPE_CON), 0);
+	ck_assert_int_eq(sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50), 0);
+	ck_assert_int_eq(sched_vm_param_get(&VM[0], SCHED_PARAM_CAP, &v), 0);
+	ck_assert_uint_eq(v, 50);
+	ck_assert_int_eq(sched_vm_param_get(&VM[0], SCHED_PARAM_NPARAMS, &v), -EINVAL);
+	{
+		struct sched_vm bad;
+		struct sched_vm_params p = { .weight = 0 };
+
+		ck_assert_int_eq(sched_vm_add(&bad, 9, &p), -EINVAL);
+	}
+}
+END_TEST
+
+START_TEST(test_vm_budget)
+{
+	const struct sched_policy *o = sched_policy_find("credit");
+	stime_t refill;
+
+	setup_machine(1, 1, false);
+	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50);
+	ck_assert_ptr_nonnull(o->vm_budget);
+	sched_at(0, 0);
+	ck_assert_int_le(o->vm_budget(&VM[0], 0, &refill), MS(15));
+	ck_assert_int_eq(refill, sched_sys.next_acct);
+}
+END_TEST
+
+START_TEST(test_cpumask)
+{
+	struct cpumask m;
+
+	cpumask_fill(&m, 70);
+	ck_assert_uint_eq(cpumask_weight(&m), 70);
+	ck_assert(cpumask_test(&m, 69));
+	ck_assert(!cpumask_test(&m, 70));
+	cpumask_zero(&m);
+	ck_assert(cpumask_empty(&m));
+	cpumask_set(&m, 3);
+	cpumask_set(&m, 200);
+	ck_assert_uint_eq(cpumask_next_and(&m, NULL, 4), 200);
+	ck_assert_uint_eq(cpumask_next_and_wrap(&m, NULL, 201), 3);
+	ck_assert_uint_eq(cpumask_next_and(&m, NULL, 201), SCHED_MAX_PCPUS);
+	cpumask_clear(&m, 3);
+	ck_assert_uint_eq(cpumask_next_and_wrap(&m, NULL, 0), 200);
+}
+END_TEST
+
+START_TEST(test_remove_vcpu)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 2, false);
+	a = sched_at(0, 0);
+	sched_vcpu_remove(a, MS(2));
+	ck_assert_int_eq(VM[0].nvcpus, 1);
+	ck_assert_ptr_ne(sched_at(0, MS(2)), a);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sched_core");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_init_fallback);
+	tcase_add_test(tc, test_policy_check);
+	tcase_add_test(tc, test_state_accounting);
+	tcase_add_test(tc, test_wake_before_switch);
+	tcase_add_test(tc, test_idle_when_all_blocked);
+	tcase_add_test(tc, test_yield);
+	tcase_add_test(tc, test_yielder_not_stolen);
+	tcase_add_test(tc, test_balloon_sleep);
+	tcase_add_test(tc, test_sa_upcall_ack);
+	tcase_add_test(tc, test_sa_timeout);
+	tcase_add_test(tc, test_sa_no_competitor);
+	tcase_add_test(tc, test_delayed_preemption);
+	tcase_add_test(tc, test_differential_slices);
+	tcase_add_test(tc, test_options);
+	tcase_add_test(tc, test_vm_params);
+	tcase_add_test(tc, test_vm_budget);
+	tcase_add_test(tc, test_cpumask);
+	tcase_add_test(tc, test_remove_vcpu);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int f = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return f ? 1 : 0;
+}
