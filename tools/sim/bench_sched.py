@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""make bench-sched: instructions per scheduling decision under callgrind.
+
+For each (vCPUs, pCPUs) pair, runs hvsched-bench under
+  valgrind --tool=callgrind --toggle-collect=<fn> --callgrind-out-file=...
+once per entry point and divides the collected Ir by the number of calls
+(printed by the bench). Prints one table row per configuration.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+VCPUS = [4, 16, 64, 256, 1024]
+PCPUS = [4, 16, 64, 256]
+STEPS = 3000
+FNS = [("sched_schedule", "decisions"), ("sched_wake", "wakes"), ("sched_timer_fire", "timers")]
+
+
+def ir_of(bench, nv, np_, fn, tmp):
+    out = os.path.join(tmp, f"cg.{nv}.{np_}.{fn}")
+    p = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={fn}",
+                        f"--callgrind-out-file={out}", bench, str(nv), str(np_), str(STEPS)],
+                       capture_output=True, text=True, check=True)
+    counts = dict(kv.split("=") for kv in p.stdout.split())
+    with open(out) as f:
+        text = f.read()
+    m = re.search(r"^(?:summary|totals):\s*(\d+)", text, re.M)
+    return int(m.group(1)), counts
+
+
+def main(bench):
+    print("bench-sched: instructions (Ir) per call, credit policy, "
+          f"{STEPS} steps, valgrind --tool=callgrind --toggle-collect=FN")
+    print(f"{'vcpus':>6} {'pcpus':>6} {'schedule':>10} {'wake':>10} {'timer_fire':>11}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for np_ in PCPUS:
+            for nv in VCPUS:
+                if nv < np_:
+                    continue
+                row = []
+                for fn, key in FNS:
+                    ir, counts = ir_of(bench, nv, np_, fn, tmp)
+                    row.append(ir / max(1, int(counts[key])))
+                print(f"{nv:>6} {np_:>6} {row[0]:>10.0f} {row[1]:>10.0f} {row[2]:>11.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
