@@ -66,10 +66,10 @@ def cases(kernel):
 
 
 def listening_bochs(stop, found):
-    """Watch the listening sockets while Bochs runs (the rfb trap)."""
+    """Watch the listening sockets while an emulator runs (Bochs's rfb trap)."""
     while not stop.is_set():
         out = subprocess.run(['ss', '-H', '-ltnup'], capture_output=True, text=True).stdout
-        found.extend(ln for ln in out.splitlines() if 'bochs' in ln)
+        found.extend(ln for ln in out.splitlines() if 'bochs' in ln or 'qemu' in ln)
         time.sleep(0.3)
 
 

@@ -20,6 +20,7 @@ from spec import Spec, SpecError  # noqa: E402
 
 HVRUN = REPO / 'tools' / 'hvrun'
 MAX_JOBS = 2        # 2 host cores shared by everyone
+HVRUN_SLACK = 120   # seconds hvrun may take beyond a spec's timeout (ISO build)
 
 
 def parse_args(argv):
@@ -63,9 +64,15 @@ def run_one(spec, opts):
             '--serial-log', str(out / f'{spec.name}.serial'),
             '--workdir', str(out / f'{spec.name}.run')] + spec.hvrun_args(REPO, opts.hv)
     t0 = time.monotonic()
+    # hvrun enforces the spec's timeout; this only guards against hvrun itself.
+    limit = spec.d.get('timeout', 300) + HVRUN_SLACK
     with open(out / f'{spec.name}.out', 'w') as log:
-        rc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, cwd=REPO).returncode
+        try:
+            rc = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=REPO, timeout=limit).returncode
+        except subprocess.TimeoutExpired:
+            log.write(f'harness: hvrun still running after {limit} s; killed\n')
+            rc = None
     return rc, time.monotonic() - t0
 
 

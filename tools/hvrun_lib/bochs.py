@@ -9,6 +9,7 @@ import struct
 import termios
 from pathlib import Path
 
+from .monitor import clean_line
 from .proc import spawn
 
 DEFAULT_MODEL = 'corei7_icelake_u'   # richest VMX model (docs/running.md)
@@ -112,6 +113,13 @@ class Bochs:
         try:
             text = self.log_path.read_text(errors='replace')
         except OSError:
-            return ['(no bochs log)']
-        return [ln for ln in text.splitlines()
-                if ERROR_LINE.search(ln) and NORMAL_END not in ln][-40:]
+            text = ''
+        lines = [ln for ln in text.splitlines()
+                 if ERROR_LINE.search(ln) and NORMAL_END not in ln][-40:]
+        return lines or self.console_tail()
+
+    def console_tail(self, n=15):
+        """Bochs's own terminal output: config errors go there, not to the log."""
+        text = bytes(self.screen).replace(b'\r', b'\n')
+        lines = [clean_line(ln) for ln in text.split(b'\n')]
+        return [ln for ln in lines if ln.strip()][-n:]
