@@ -102,7 +102,8 @@ static void rtc_time_load(struct rtc *r, stime_t now)
 		.mon = MAX(MIN(rtc_dec(r, r->cmos[REG_MON]), 12u), 1u),
 	};
 
-	tm.year = (int)((cent >= 19 && cent <= 99 ? cent : 20) * 100 +
+	/* 1900-2199 keeps wall-clock nanoseconds within int64_t */
+	tm.year = (int)((cent >= 19 && cent <= 21 ? cent : 20) * 100 +
 			rtc_dec(r, r->cmos[REG_YEAR]) % 100);
 	r->base_ns = rtc_tm_to_secs(&tm) * NS_PER_S - now;
 }
