@@ -1,6 +1,8 @@
 # Linux guest: kernel (cached per machine), initramfs, bzImage loader tests.
 #   make linux-guest       build/linux/bzImage + build/linux/initramfs.cpio
 #   make test-linux-bare   boot them in bare QEMU TCG (2 and 4 CPUs), check results
+#   make test-linux-direct boot them in QEMU TCG from the RAM image load_bzimage()
+#                          and the guest ACPI/MP builder produce (no firmware)
 #   make test-linux-bochs  one boot in bare Bochs (slow; not in `make test`)
 # The kernel is built once per machine into $(HV_CACHE)/linux/<key> by
 # tools/linux/build-kernel.sh (key = fragment + linux-source version).
@@ -40,12 +42,28 @@ test-linux-bare: linux-guest
 	@$(PYTHON) tools/linux/boot-bare.py --emu qemu --cpus 2 --cpus 4 \
 		--kernel $(LINUX_OUT)/bzImage --initrd $(LINUX_OUT)/initramfs.cpio
 
+# Host build of the hypervisor's loader + table builder for the direct boot.
+LINUX_BZLOAD_SRCS := tools/linux/bzload.c hv/load/bzimage.c hv/load/layout.c \
+                     hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c
+$(LINUX_OUT)/bzload: $(LINUX_BZLOAD_SRCS) $(wildcard hv/*.h hv/*/*.h)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -std=gnu11 -O1 -g -Ihv -DHV_HOST=1 -Wall -Wextra -Werror \
+		-Wno-unused-parameter -o $@ $(LINUX_BZLOAD_SRCS)
+
+$(LINUX_OUT)/romstub.bin: tools/linux/romstub.asm
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -o $@ $<
+
+test-linux-direct: linux-guest $(LINUX_OUT)/bzload $(LINUX_OUT)/romstub.bin
+	@$(PYTHON) tools/linux/boot-bare.py --emu direct --cpus 1 --cpus 4 \
+		--kernel $(LINUX_OUT)/bzImage --initrd $(LINUX_OUT)/initramfs.cpio
+
 test-linux-bochs: linux-guest
 	@$(PYTHON) tools/linux/boot-bare.py --emu bochs --cpus 1 \
 		--kernel $(LINUX_OUT)/bzImage --initrd $(LINUX_OUT)/initramfs.cpio
 
 # In `make test`: the first kernel build takes about 2.5 min on an idle
 # 2-core machine (docs/linux-guest.md), later runs only the ~10 s of boots.
-TEST_TARGETS += test-linux-bare
+TEST_TARGETS += test-linux-bare test-linux-direct
 
-.PHONY: linux-guest test-linux-bare test-linux-bochs
+.PHONY: linux-guest test-linux-bare test-linux-direct test-linux-bochs
