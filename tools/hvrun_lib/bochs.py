@@ -65,7 +65,8 @@ class Bochs:
         return RC.format(mem=o.mem_mib, bios=BIOS, vgabios=VGABIOS,
                          model=o.bochs_cpu or DEFAULT_MODEL, cpus=o.cpus,
                          ips=o.ips or DEFAULT_IPS, iso=self.iso,
-                         serial=self.serial_path, log=self.log_path)
+                         serial=self.serial_path, log=self.log_path) + \
+            ''.join(line + '\n' for line in o.bochs_line or [])
 
     def argv(self):
         self.rc_path.write_text(self.rc_text())

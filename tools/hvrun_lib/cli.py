@@ -83,6 +83,8 @@ def build_parser():
     a('--qemu-arg', action='append', metavar='ARG', help='extra QEMU argument')
     a('--bochs-cpu', metavar='MODEL')
     a('--ips', type=int, help='Bochs instructions per second (10000000)')
+    a('--bochs-line', action='append', metavar='LINE',
+      help='extra bochsrc line, e.g. "cpuid: x2apic=0"; repeatable')
     return p
 
 
