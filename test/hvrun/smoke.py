@@ -69,7 +69,11 @@ def cases(kernel):
 def listening_bochs(stop, found):
     """Watch the listening sockets while an emulator runs (Bochs's rfb trap)."""
     while not stop.is_set():
-        out = subprocess.run(['ss', '-H', '-ltnup'], capture_output=True, text=True).stdout
+        try:
+            out = subprocess.run(['ss', '-H', '-ltnup'], capture_output=True,
+                                 text=True).stdout
+        except FileNotFoundError:       # no iproute2: nothing to watch with
+            return
         found.extend(ln for ln in out.splitlines() if 'bochs' in ln or 'qemu' in ln)
         time.sleep(0.3)
 

@@ -54,7 +54,8 @@ def parse_mem(text):
 
 def build_parser():
     p = Parser(prog='hvrun', description='Boot the hypervisor and its guests '
-               'in QEMU or Bochs and report what happened (docs/running.md).')
+               'in QEMU or Bochs and report what happened (docs/running.md).',
+               epilog='exit status: ' + ', '.join(f'{k} {v}' for k, v in M.NAMES.items()))
     a = p.add_argument
     a('--emu', choices=('qemu', 'bochs'), default='bochs')
     a('--firmware', choices=('bios', 'uefi'), default='bios')
@@ -102,12 +103,15 @@ def hv_words(opts):
 
 
 def boot_description(opts):
-    """(grub.cfg text, {name in /boot: host path})."""
+    """(grub.cfg text, {name in /boot: host path}, [(what, received string)])."""
     mods = vms.vm_modules(opts.vms or [])
-    cfg = grubcfg.render(hv_words(opts), mods)
+    hv = hv_words(opts)
+    cfg = grubcfg.render(hv, mods)
     files = {'hv.elf': opts.hv}
     files.update({m.name: m.path for m in mods})
-    return cfg, files
+    strings = [('hv.elf', W.received_form(hv))]
+    strings += [(m.name, W.received_form(m.words)) for m in mods]
+    return cfg, files, strings
 
 
 def check_opts(opts):
@@ -165,7 +169,7 @@ def report(opts, sess, status, why):
 
 
 def boot(opts):
-    cfg, files = boot_description(opts)
+    cfg, files, strings = boot_description(opts)
     cache = REPO / 'build' / 'hvrun' / 'iso'
     if opts.dry_run:
         sys.stdout.write(cfg)
@@ -180,6 +184,8 @@ def boot(opts):
     emu = make_emu(opts, iso_path, workdir)
     argv = emu.argv()
     say(f'ISO {iso_path.name} ready in {time.monotonic() - t0:.1f} s; run files in {workdir}')
+    for name, text in strings:
+        say(f'{name} gets: {text}')
     say('booting: ' + ' '.join(argv))
     timeout = opts.timeout or emu.default_timeout
     sess = Session(emu, M.Monitor(opts.expect, opts.reject), timeout,
