@@ -21,7 +21,7 @@ test_decode_SRCS := test/unit/test_decode.c hv/vmx/decode.c
 
 HV_SRCS += hv/dev/acpi_tables.c hv/dev/mptable.c
 UNIT_TESTS += test_acpi_tables
-test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/mptable.c
+test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c
 
 HV_SRCS += hv/dev/acpipm.c
 UNIT_TESTS += test_acpipm
