@@ -48,6 +48,10 @@ tmp_gdtr:
 start16:
         cli
         cld
+        in al, 0x92              ; fast A20 gate on (Bochs starts with it off)
+        or al, 2
+        and al, 0xFE             ; bit 0 would reset the machine
+        out 0x92, al
         o32 lgdt [cs:tmp_gdtr]
         mov eax, cr0
         or eax, CR0_PE
