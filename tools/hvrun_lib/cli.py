@@ -160,6 +160,8 @@ def report(opts, sess, status, why):
         f'(exit {status}): {why}')
     say(f'tests: {passed} passed, {failed} failed; summaries: {len(sess.mon.summaries)}; '
         f'{sess.elapsed:.1f} s; emulator exit {sess.emu_rc}')
+    if sess.emu.stats():
+        say(sess.emu.stats())
     if status != M.PASS and not (status == M.NO_VTX and opts.emu == 'qemu'):
         lines = sess.emu.failure_lines()
         if lines:

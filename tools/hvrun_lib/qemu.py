@@ -62,6 +62,9 @@ class Qemu:
     def close(self):
         pass
 
+    def stats(self):
+        return None
+
     def failure_lines(self):
         """QEMU's own messages (warnings, errors) for a failed run."""
         try:
