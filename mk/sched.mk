@@ -7,7 +7,8 @@ SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
 HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += $(foreach t,test_sched_core test_sched_credit test_sched_conform test_sched_sim,$(if $(wildcard test/unit/$(t).c),$(t)))
-test_sched_core_SRCS    := test/unit/test_sched_core.c $(SCHED_SRCS) tools/sim/vprof_stub.c
+test_sched_core_SRCS    := test/unit/test_sched_core.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
+                           hv/cmdline.c hv/lib/fmt.c
 test_sched_credit_SRCS  := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_conform_SRCS := test/unit/test_sched_conform.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_sim_SRCS     := test/unit/test_sched_sim.c $(SCHED_SRCS) $(SIM_LIB_SRCS)

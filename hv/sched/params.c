@@ -94,6 +94,20 @@ int sched_option_set(const char *name, const char *value)
 	return -ENOENT;
 }
 
+/* Current value of an option in its own unit (ms, us, ...). */
+int sched_option_get(const char *name, uint64_t *val)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sched_option_tab); i++) {
+		const struct sched_option *o = &sched_option_tab[i];
+
+		if (strcmp(o->name, name))
+			continue;
+		*val = o->ns ? (uint64_t)(*o->ns / o->unit) : sched_opts.seed;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* Privileged hypercall. Takes the policy's locks through vm_adjust. */
 int sched_vm_param_set(struct sched_vm *vm, enum sched_param which, uint64_t val)
 {

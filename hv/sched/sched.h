@@ -171,6 +171,9 @@ int sched_vcpu_affinity_set(struct sched_vcpu *v, const struct cpumask *m, stime
  * (sched_credit_tslice_ms, sched_credit_tick_ms, sched_ratelimit_us, ...). */
 int sched_option_set(const char *name, const char *value);
 extern const char *const sched_option_names[];
+int sched_option_get(const char *name, uint64_t *val);
+/* `sched=` as registered with hv/cmdline (options.c): pass to sched_init(). */
+extern char sched_opt_policy[32];
 
 /* ---- observation --------------------------------------------------------- */
 /* Stats with the current state's time brought up to `now`. */

@@ -7,6 +7,7 @@
 #include "errno.h"
 #include "log.h"
 #include "sched/policy.h"
+#include "cmdline.h"
 
 #define MS(x) ((stime_t)(x) * 1000000)
 #define US(x) ((stime_t)(x) * 1000)
@@ -349,6 +350,23 @@ START_TEST(test_options)
 }
 END_TEST
 
+/* The options reach sched_opts through the hv/cmdline registry. */
+START_TEST(test_cmdline_registry)
+{
+	char buf[32];
+
+	ck_assert_int_eq(cmdline_parse("sched=credit sched_credit_tslice_ms=7 "
+				       "sched_ratelimit_us=0x20"), 0);
+	ck_assert_str_eq(sched_opt_policy, "credit");
+	ck_assert_int_eq(sched_opts.credit_tslice, MS(7));
+	ck_assert_int_eq(sched_opts.ratelimit, US(32));
+	cmdline_opt_format(cmdline_find("sched_credit_tslice_ms"), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "7");
+	ck_assert_int_eq(cmdline_parse("sched_credit_tick_ms=0"), -EINVAL);
+	ck_assert_int_eq(sched_opts.credit_tick, MS(10));   /* default kept */
+}
+END_TEST
+
 START_TEST(test_vm_params)
 {
 	uint64_t v;
@@ -439,6 +457,7 @@ int main(void)
 	tcase_add_test(tc, test_delayed_preemption);
 	tcase_add_test(tc, test_differential_slices);
 	tcase_add_test(tc, test_options);
+	tcase_add_test(tc, test_cmdline_registry);
 	tcase_add_test(tc, test_vm_params);
 	tcase_add_test(tc, test_vm_budget);
 	tcase_add_test(tc, test_cpumask);

@@ -1,0 +1,43 @@
+/* Registers the scheduler's boot options with hv/cmdline: `sched=<policy>`
+ * and every sched_* option of params.c (parsed by sched_option_set). */
+#include "cmdline.h"
+#include "sched/sched.h"
+
+char sched_opt_policy[32];
+
+static int sched_opt_parse(const struct cmdline_opt *o, const char *val)
+{
+	return sched_option_set(o->name, val);
+}
+
+/* Decimal without lib/fmt so host builds need nothing else. */
+static void sched_opt_print(const struct cmdline_opt *o, char *buf, size_t size)
+{
+	char tmp[24];
+	uint64_t v = 0;
+	size_t n = 0, i = 0;
+
+	if (!size)
+		return;
+	sched_option_get(o->name, &v);
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < sizeof(tmp));
+	while (n && i + 1 < size)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+}
+
+#define SCHED_OPT(key, h) \
+	CMDLINE_CUSTOM(key, NULL, sched_opt_parse, sched_opt_print, h)
+
+CMDLINE_STR(sched, sched_opt_policy, "vCPU scheduler policy (credit; unknown: list + default)");
+SCHED_OPT(sched_credit_tslice_ms, "credit time slice and accounting period, ms (30)");
+SCHED_OPT(sched_credit_tick_ms, "credit accounting tick, ms (10)");
+SCHED_OPT(sched_ratelimit_us, "minimum run time before a preemption, us (1000)");
+SCHED_OPT(sched_sa_limit_us, "scheduler-activation hard limit, us (500)");
+SCHED_OPT(sched_dp_us, "fixed delayed preemption, us (0 = off)");
+SCHED_OPT(sched_ds_min_ms, "differential slices: minimum, ms (0 = off)");
+SCHED_OPT(sched_ds_max_ms, "differential slices: maximum, ms");
+SCHED_OPT(sched_seed, "seed of the scheduler's PRNG (1)");
