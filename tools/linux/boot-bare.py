@@ -203,6 +203,11 @@ def report(a, cpus, text, errs, wall):
         print("  --- last serial lines ---")
         for line in text.splitlines()[-25:]:
             print(f"  | {line}")
+    if up and not errs:
+        # Guest seconds to /init: in Bochs (clock: sync=none) these are
+        # instructions / ips, a repeatable cost figure for `make bench`.
+        print(f"BENCH linux-boot emu={a.emu} cpus={cpus} guest_s_to_init={up[1]} "
+              f"guest_s_to_done={fin[1] if fin else '?'} wall_s={wall:.1f}")
     print(f"TEST {name} {'FAIL' if errs else 'PASS'}" +
           (": " + "; ".join(errs) if errs else ""))
 
