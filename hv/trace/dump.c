@@ -31,6 +31,16 @@ static void dump_emit(struct dump_ctx *d)
 		d->err = ret;
 }
 
+/* Dedicated-mode time of a VM up to t1, including a period still open. */
+static uint64_t dump_ded(const struct vp_vm *v, bool owner, stime_t t1)
+{
+	uint64_t base = owner ? v->ded_ns : v->frozen_ns;
+
+	if (v->ded_open && v->ded_owner == owner && t1 > v->ded_since)
+		base += (uint64_t)(t1 - v->ded_since);
+	return base;
+}
+
 static void dump_begin(struct dump_ctx *d, struct vp_vm *v, enum vp_dump_reason why)
 {
 	struct vpf_writer *w = &d->w;
@@ -44,8 +54,8 @@ static void dump_begin(struct dump_ctx *d, struct vp_vm *v, enum vp_dump_reason 
 	vpf_put(w, flags, 1);
 	vpf_put(w, (uint64_t)d->t0, 8);
 	vpf_put(w, (uint64_t)d->t1, 8);
-	vpf_put(w, v->ded_ns + (v->ded_open && v->ded_owner ? (uint64_t)(d->t1 - v->ded_since) : 0), 8);
-	vpf_put(w, v->frozen_ns + (v->ded_open && !v->ded_owner ? (uint64_t)(d->t1 - v->ded_since) : 0), 8);
+	vpf_put(w, dump_ded(v, true, d->t1), 8);
+	vpf_put(w, dump_ded(v, false, d->t1), 8);
 	vpf_put(w, sizeof(struct vp_rec), 4);
 	vpf_put(w, VPE_NEVENTS, 2);
 	vpf_put(w, VPROF_EXIT_REASONS, 2);
