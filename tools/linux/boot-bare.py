@@ -82,12 +82,22 @@ def bochs_iso(a, cmdline, work):
     return iso
 
 
+def host_tsc_khz():
+    """TCG's TSC is the host's; without firmware-enabled HPET/PM timer Linux
+    cannot calibrate it and falls back to jiffies, so tell it."""
+    with open("/proc/cpuinfo") as f:
+        m = re.search(r"^cpu MHz\s*:\s*([\d.]+)", f.read(), re.M)
+    return int(float(m[1]) * 1000) if m else 0
+
+
 def direct_argv(a, cpus, cmdline, serial, work):
     """QEMU with RAM and tables exactly as the hypervisor's loader leaves them.
     Its FADT ports are not QEMU's, and with PCI=n Linux cannot load the DSDT
     anyway, so the guest ends by reset (hv.off=reboot)."""
+    khz = host_tsc_khz()
+    cmdline += " hv.off=reboot" + (f" tsc_early_khz={khz}" if khz else "")
     res = subprocess.run([a.bzload, a.romstub, str(cpus), str(a.mem), a.kernel, a.initrd,
-                          cmdline + " hv.off=reboot", str(work)],
+                          cmdline, str(work)],
                          capture_output=True, text=True, check=True)
     print("  " + res.stderr.strip().replace("\n", "\n  "))
     return ["qemu-system-x86_64", "-smp", str(cpus), "-m", str(a.mem), "-display", "none",
