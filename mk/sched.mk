@@ -17,7 +17,10 @@ SIM_CFLAGS := -std=gnu11 -O2 -g -Ihv -Itools/sim -DHV_HOST=1 -Wall -Wextra -Werr
               -Wno-unused-parameter -Wno-missing-field-initializers
 SIM_DEPS   := $(wildcard hv/*.h hv/sched/*.h hv/trace/*.h tools/sim/*.h)
 
-$(BUILD)/sim/hvsim: $(SCHED_SRCS) $(SIM_LIB_SRCS) tools/sim/main.c tools/sim/hostlog.c $(SIM_DEPS)
+# hvsim links the real vProfile recorder (hv/trace); the unit tests use the stub.
+HVSIM_SRCS := $(SCHED_SRCS) $(filter-out tools/sim/vprof_stub.c,$(SIM_LIB_SRCS)) \
+              tools/sim/main.c tools/sim/hostlog.c $(wildcard hv/trace/*.c) hv/lib/fmt.c
+$(BUILD)/sim/hvsim: $(HVSIM_SRCS) $(SIM_DEPS)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) $(SIM_CFLAGS) -o $@ $(filter %.c,$^)
 

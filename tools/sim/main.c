@@ -1,8 +1,33 @@
-/* hvsim command line: hvsim [-s seed] [-p policy] [-o name=value]... FILE */
+/* hvsim command line: hvsim [-s seed] [-p policy] [-o name=value]...
+ * [-t TRACE] FILE. With -t the real vProfile recorder (hv/trace) records
+ * every VM from t=0 and its serial dump is written to TRACE (decode it with
+ * tools/vprof). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "sim.h"
+#include "trace/vprof.h"
+
+static void trace_sink(void *ctx, const char *line, size_t len)
+{
+	fwrite(line, 1, len, ctx);
+}
+
+/* Configure and start vProfile for every VM before the first transition. */
+static int trace_start(struct sim *s, FILE *f)
+{
+	size_t len = vprof_mem_size((unsigned)s->npcpus, 1 << 16);
+	void *mem = aligned_alloc(64, (len + 63) / 64 * 64);
+
+	if (!mem || vprof_init((unsigned)s->npcpus, mem, len))
+		return -1;
+	vprof_set_sink(trace_sink, f);
+	for (int i = 0; i < s->nvms; i++)
+		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, false) ||
+		    vprof_vm_start(0, (uint16_t)i, 0))
+			return -1;
+	return 0;
+}
 
 static char *slurp(const char *path)
 {
@@ -28,20 +53,24 @@ static char *slurp(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... WORKLOAD\n");
+	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... [-t TRACE] "
+		"WORKLOAD\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *policy = NULL, *opts[32];
+	const char *policy = NULL, *opts[32], *trace = NULL;
+	FILE *tf = NULL;
 	long long seed = -1;
 	int c, nopt = 0;
 	struct sim s;
 	char err[256], *text;
 
-	while ((c = getopt(argc, argv, "s:p:o:")) != -1) {
-		if (c == 's')
+	while ((c = getopt(argc, argv, "s:p:o:t:")) != -1) {
+		if (c == 't')
+			trace = optarg;
+		else if (c == 's')
 			seed = strtoll(optarg, NULL, 0);
 		else if (c == 'p')
 			policy = optarg;
@@ -65,12 +94,20 @@ int main(int argc, char **argv)
 		s.opts = realloc(s.opts, (size_t)(s.nopts + 1) * sizeof(*s.opts));
 		snprintf(s.opts[s.nopts++], 96, "%s", opts[i]);
 	}
+	if (trace && (!(tf = fopen(trace, "w")) || trace_start(&s, tf))) {
+		fprintf(stderr, "hvsim: cannot start the vProfile trace %s\n", trace);
+		return 1;
+	}
 	if (sim_setup(&s)) {
 		fprintf(stderr, "hvsim: setup failed\n");
 		return 1;
 	}
 	sim_run(&s);
 	sim_report(&s, stdout);
+	if (tf) {
+		vprof_shutdown(0, s.now);
+		fclose(tf);
+	}
 	sim_free(&s);
 	return 0;
 }
