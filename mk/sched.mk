@@ -32,6 +32,9 @@ sim: $(BUILD)/sim/hvsim
 
 test-sim: $(BUILD)/sim/hvsim
 	@$(PYTHON) test/sim/check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
+	@$(BUILD)/sim/hvsim -t $(BUILD)/sim/basic-4.vprof test/sim/basic-4.wl >/dev/null
+	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
+		echo 'test-sim: vProfile trace of basic-4.wl decodes'
 
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench
