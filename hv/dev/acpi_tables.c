@@ -121,8 +121,7 @@ static struct acpi_fadt *acpi_fadt_build(struct acpi_area *a, const struct acpi_
 	acpi_header_fill(&f->h, "FACP", sizeof(*f), 3);
 	f->facs = (uint32_t)acpi_area_gpa(a, facs);
 	f->dsdt = (uint32_t)acpi_area_gpa(a, dsdt);
-	f->x_facs = f->facs;
-	f->x_dsdt = f->dsdt;
+	f->x_dsdt = f->dsdt;   /* X_FIRMWARE_CTRL stays 0: ACPICA would map the FACS twice */
 	acpi_fadt_ports(f);
 	f->p_lvl2_lat = 101;    /* > 100: no C2 */
 	f->p_lvl3_lat = 1001;   /* > 1000: no C3 */

@@ -124,6 +124,7 @@ START_TEST(test_fadt)
 	ck_assert_uint_eq(f->flags & (1u << 8), 0);       /* 24-bit timer */
 	ck_assert_uint_eq(f->iapc_boot_arch & 2, 0);      /* no 8042 */
 	ck_assert_uint_eq(f->x_dsdt, f->dsdt);
+	ck_assert_uint_eq(f->x_facs, 0);                  /* one FACS pointer only */
 	ck_assert_uint_eq(f->dsdt, info.dsdt);
 	const struct acpi_facs *facs = at(f->facs);
 	ck_assert_int_eq(memcmp(facs->sig, "FACS", 4), 0);
