@@ -21,6 +21,7 @@
 #define P61_REFRESH  BIT(4)
 #define P61_OUT2     BIT(5)
 #define REFRESH_NS   15085   /* DRAM refresh toggle period of a PC/AT */
+#define PIT_MIN_IRQ_TICKS 119ULL
 
 static uint64_t pit_ticks(stime_t now)
 {
@@ -120,9 +121,16 @@ static uint64_t pit_irq_edge_after(const struct pit_channel *c, uint64_t t)
 	return c->start + (d / c->reload + 1) * c->reload;
 }
 
+/* IRQ0 edges are at least PIT_MIN_IRQ_TICKS apart (about 100 us), so a guest
+ * programming a tiny period cannot turn its timer into a host interrupt storm
+ * (KVM clamps the PIT period the same way); the count itself is unaffected. */
 static void pit_irq_rearm(struct pit *p, uint64_t t)
 {
-	p->irq_next = pit_irq_edge_after(&p->ch[0], t);
+	const struct pit_channel *c = &p->ch[0];
+
+	if (pit_mode_periodic(c->mode) && c->reload < PIT_MIN_IRQ_TICKS)
+		t += PIT_MIN_IRQ_TICKS - 1;
+	p->irq_next = pit_irq_edge_after(c, t);
 }
 
 stime_t pit_next_deadline(const struct pit *p)

@@ -177,6 +177,25 @@ START_TEST(test_mode2_periodic_irq)
 }
 END_TEST
 
+START_TEST(test_min_irq_period)
+{
+	stime_t prev = 0;
+
+	out(PIT_PORT_CMD, 0x34);
+	out(0x40, 2); out(0x40, 0);              /* period of 2 ticks */
+	for (int i = 0; i < 50; i++) {
+		stime_t dl = pit_next_deadline(&P);
+		if (i > 0)
+			ck_assert_int_ge(dl - prev, 99000);   /* >= ~100 us apart */
+		pit_advance(&P, dl);
+		prev = dl;
+	}
+	ck_assert_int_eq(F.rises[0], 50);
+	F.now = prev + ns(1);
+	ck_assert_uint_le(read16(0), 2);         /* the counter still runs at full rate */
+}
+END_TEST
+
 START_TEST(test_mode0_oneshot_irq)
 {
 	out(PIT_PORT_CMD, 0x30);
@@ -269,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, test_readback);
 	tcase_add_test(tc, test_mode2_periodic_irq);
 	tcase_add_test(tc, test_mode0_oneshot_irq);
+	tcase_add_test(tc, test_min_irq_period);
 	tcase_add_test(tc, test_mode3_square_wave);
 	tcase_add_test(tc, test_mode1_and_mode5_need_trigger);
 	tcase_add_test(tc, test_mode4_and_ports);
