@@ -17,6 +17,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/pic.h"
 #include "vmx/caps.h"
+#include "vmx/fpu.h"
 
 struct boot_info boot_info;
 static volatile bool vmx_go;
@@ -41,6 +42,7 @@ void hv_ap_main(unsigned cpu)
 {
 	percpu_init(cpu, percpu_area[cpu].apic_id);
 	idt_load();
+	fpu_host_init();
 	apic_init(false);
 	pr_info("smp: cpu%u online apic=%u\n", cpu, apic_id());
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
@@ -99,6 +101,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	percpu_init(0, 0);
 	idt_init();
 	idt_load();
+	fpu_host_init();
 	irq_register(VEC_STOP, stop_handler);
 	pr_info("hv: research hypervisor %s\n", HV_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)mbi, &boot_info))

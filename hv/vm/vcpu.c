@@ -5,6 +5,7 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/exit.h"
 #include "vmx/caps.h"
+#include "vmx/apicv.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -50,13 +51,41 @@ static void set_intr_window(bool on)
 		vmcs_write32(VMCS_PROC_CTLS, want);
 }
 
+/* Lock-free "could anything need injecting?": an NMI, the 8259 output for
+ * the vCPU that takes ExtINT, or (without virtual-interrupt delivery) any IRR
+ * bit. A change made after this look kicks the vCPU, so nothing is lost;
+ * false positives only take the locked path below. */
+static bool intr_maybe_pending(struct vcpu *v, bool vid)
+{
+	const volatile uint32_t *irr = (const uint32_t *)v->apic_page + APIC_IRR / 4;
+
+	if (READ_ONCE(v->lapic.nmi_pending))
+		return true;
+	if (v->id == 0 && vpic_output(&v->vm->devs.intc.pic))
+		return true;
+	return !vid && (irr[0] | irr[4] | irr[8] | irr[12] | irr[16] | irr[20] | irr[24] | irr[28]);
+}
+
+/* With virtual-interrupt delivery the CPU delivers what the vLAPIC's IRR
+ * holds (RVI, SDM §30.2); only ExtINT from the 8259 is injected. */
+static int pending_vector(struct vcpu *v, bool vid)
+{
+	int vec = vintc_pending(&v->vm->devs.intc, v->id);
+
+	if (vid && vec >= 0 && vlapic_vec_test(&v->lapic, APIC_IRR, (uint8_t)vec))
+		return -1;
+	return vec;
+}
+
 /* Choose what the next entry delivers: a re-injected event, a queued
  * exception, then an external interrupt from the vLAPIC when the guest can
- * take one, else ask for an interrupt-window exit (SDM §26.6.5). */
+ * take one, else ask for an interrupt-window exit (SDM §26.6.5). APIC
+ * virtualization state (RVI/SVI, TPR threshold) is refreshed first. */
 static void inject_events(struct vcpu *v, bool after_exit)
 {
 	struct pending_exc *e = &pending_exc[this_cpu_id()];
 	struct vintc *ic = &v->vm->devs.intc;
+	bool vid = apicv_entry(v);
 	uint32_t intr, info;
 	int vec;
 
@@ -72,13 +101,17 @@ static void inject_events(struct vcpu *v, bool after_exit)
 		e->valid = false;
 		return;
 	}
+	if (!intr_maybe_pending(v, vid)) {
+		set_intr_window(false);
+		return;
+	}
 	spin_lock(&v->vm->lock);
 	if (vintc_nmi_take(ic, v->id)) {
 		spin_unlock(&v->vm->lock);
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
 		return;
 	}
-	vec = vintc_pending(ic, v->id);
+	vec = pending_vector(v, vid);
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
@@ -188,6 +221,7 @@ void vcpu_run(struct vcpu *v)
 			WRITE_ONCE(v->state, VCPU_RUNNABLE);
 		}
 		inject_events(v, after_exit);
+		fpu_switch_to(v);
 		arm_preemption_timer(v, now, slice_end);
 		irq_disable();
 		if (vmx_enter(&v->regs, v->launched)) {
@@ -229,5 +263,5 @@ int vcpu_create(struct vm *vm, unsigned id, unsigned pcpu)
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
 	vm->vcpu[id] = v;
 	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
-	return r;
+	return r ? r : fpu_vcpu_init(&v->fpu);
 }

@@ -5,6 +5,7 @@
 #include "spinlock.h"
 #include "dev/vlapic.h"
 #include "vmx/exit_reasons.h"
+#include "vmx/fpu.h"
 
 struct vm;
 
@@ -36,6 +37,7 @@ struct vcpu {
 	volatile bool init_pending;
 	void *apic_page;                   /* vLAPIC registers = virtual-APIC page */
 	struct vlapic lapic;
+	struct fpu_state fpu;              /* x87/SSE/AVX state and XCR0 */
 	struct vcpu *next_on_pcpu;         /* simple per-pCPU run list */
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];

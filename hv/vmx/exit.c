@@ -2,6 +2,8 @@
  * exit is counted per vCPU; an exit with no handler stops only its VM. */
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
+#include "vmx/apicv.h"
+#include "vmx/fpu.h"
 #include "vm/vm.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
@@ -67,18 +69,12 @@ static enum exit_action exit_invalid_state(struct vcpu *v, struct exit_info *x)
 
 static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 {
-	uint32_t idx = (uint32_t)v->regs.rcx;
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
-	struct cpuid_regs r;
 
-	/* Only XCR0 with x87 set and bits the host supports (SDM XSETBV). */
-	cpuid_count(0xd, 0, &r);
-	if (idx != 0 || !(val & 1) || (val & ~(((uint64_t)r.edx << 32) | r.eax)) ||
-	    ((val & 4) && !(val & 2))) {
+	if (fpu_guest_xsetbv(v, (uint32_t)v->regs.rcx, val)) {
 		vcpu_queue_exception(v, 13, true, 0);
 		return EXIT_RESUME;
 	}
-	__asm__ volatile("xsetbv" : : "c"(idx), "a"((uint32_t)val), "d"((uint32_t)(val >> 32)));
 	exit_skip_insn(x);
 	return EXIT_RESUME;
 }
@@ -102,8 +98,12 @@ static enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
+/* APIC-write exit (SDM §30.4.3.3): the CPU stored the value in the
+ * virtual-APIC page; the vLAPIC performs the side effects (ICR, LVT, ...).
+ * A level-triggered IPI or LVT may change the EOI-exit bitmap. */
 static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 {
+	apicv_config_changed(v);
 	if (vintc_apic_write_exit(&v->vm->devs.intc, v->id, (unsigned)(x->qual & 0xfff)))
 		vcpu_queue_exception(v, 13, true, 0);
 	return EXIT_RESUME;
@@ -136,6 +136,7 @@ static const exit_handler_fn handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_WRMSR] = exit_wrmsr,
 	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
 	[EXIT_REASON_PAUSE] = exit_pause,
+	[EXIT_REASON_TPR_BELOW_THRESHOLD] = exit_nothing,   /* re-evaluated before entry */
 	[EXIT_REASON_APIC_ACCESS] = exit_apic_access,
 	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
 	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
@@ -174,7 +175,8 @@ static const char *reason_name(uint32_t r)
 		[10] = "CPUID", [12] = "HLT", [18] = "VMCALL", [28] = "CR access",
 		[29] = "DR access", [30] = "I/O", [31] = "RDMSR", [32] = "WRMSR",
 		[33] = "invalid guest state", [34] = "MSR loading", [40] = "PAUSE",
-		[44] = "APIC access", [48] = "EPT violation", [49] = "EPT misconfiguration",
+		[43] = "TPR below threshold", [44] = "APIC access", [45] = "EOI induced",
+		[48] = "EPT violation", [49] = "EPT misconfiguration",
 		[52] = "preemption timer", [55] = "XSETBV", [56] = "APIC write",
 	};
 	return r < EXIT_REASON_MAX && names[r] ? names[r] : "?";

@@ -1,0 +1,92 @@
+/* Extended-state switch with XSAVE/XRSTOR (SDM vol. 1 ch. 13), falling back to
+ * FXSAVE/FXRSTOR on CPUs without XSAVE. */
+#include "vmx/fpu.h"
+#include "vm/vm.h"
+#include "memory.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "errno.h"
+
+#define XCR0_X87 BIT(0)
+#define XCR0_SSE BIT(1)
+#define XCR0_AVX BIT(2)
+
+static bool have_xsave;
+static uint64_t xcr0_supported;
+static struct vcpu *fpu_owner[MAX_CPUS];
+
+static void xsetbv(uint32_t idx, uint64_t v)
+{
+	__asm__ volatile("xsetbv" : : "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+void fpu_host_init(void)
+{
+	struct cpuid_regs r;
+
+	have_xsave = cpu_has(1, CPUID_ECX, 26);
+	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT | (have_xsave ? CR4_OSXSAVE : 0));
+	if (!have_xsave)
+		return;
+	cpuid_count(0xd, 0, &r);
+	xcr0_supported = ((uint64_t)r.edx << 32) | r.eax;
+	xsetbv(0, XCR0_X87 | XCR0_SSE);
+}
+
+int fpu_vcpu_init(struct fpu_state *f)
+{
+	uint8_t *a = page_alloc_zeroed(3);   /* covers AVX-512-sized areas too */
+
+	if (!a)
+		return -ENOMEM;
+	/* Legacy region: FCW 0x37f and MXCSR 0x1f80 (their reset values);
+	 * XSTATE_BV = 0 in the header puts every component in its init state. */
+	*(uint16_t *)a = 0x37f;
+	*(uint32_t *)(a + 24) = 0x1f80;
+	f->area = a;
+	f->xcr0 = XCR0_X87;
+	return 0;
+}
+
+static void save(struct fpu_state *f)
+{
+	if (have_xsave)
+		__asm__ volatile("xsave64 (%0)" : : "r"(f->area), "a"(~0u), "d"(~0u) : "memory");
+	else
+		__asm__ volatile("fxsave64 (%0)" : : "r"(f->area) : "memory");
+}
+
+static void restore(struct fpu_state *f)
+{
+	if (have_xsave) {
+		xsetbv(0, f->xcr0);
+		__asm__ volatile("xrstor64 (%0)" : : "r"(f->area), "a"(~0u), "d"(~0u) : "memory");
+	} else {
+		__asm__ volatile("fxrstor64 (%0)" : : "r"(f->area) : "memory");
+	}
+}
+
+void fpu_switch_to(struct vcpu *v)
+{
+	unsigned cpu = this_cpu_id();
+	struct vcpu *prev = fpu_owner[cpu];
+
+	if (prev == v)
+		return;
+	if (prev)
+		save(&prev->fpu);
+	restore(&v->fpu);
+	fpu_owner[cpu] = v;
+}
+
+int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)
+{
+	/* XSETBV rules (SDM vol. 2 XSETBV): XCR0 only, x87 set, AVX needs SSE,
+	 * nothing the host cannot save. */
+	if (!have_xsave || index != 0 || !(value & XCR0_X87) || (value & ~xcr0_supported) ||
+	    ((value & XCR0_AVX) && !(value & XCR0_SSE)))
+		return -EINVAL;
+	v->fpu.xcr0 = value;
+	xsetbv(0, value);   /* v owns this pCPU's state while it runs */
+	return 0;
+}

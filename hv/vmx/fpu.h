@@ -1,0 +1,20 @@
+/* Guest extended state (x87/SSE/AVX and XCR0) switched between vCPUs that
+ * share a pCPU. The hypervisor itself never touches it (-mgeneral-regs-only),
+ * so state moves only when another vCPU runs (lazy, per pCPU). */
+#ifndef HV_VMX_FPU_H
+#define HV_VMX_FPU_H
+#include "types.h"
+
+struct vcpu;
+
+struct fpu_state {
+	void *area;        /* XSAVE area (64-byte aligned), or FXSAVE's 512 bytes */
+	uint64_t xcr0;
+};
+
+void fpu_host_init(void);                 /* every CPU: CR4.OSFXSR/OSXSAVE, XCR0 */
+int fpu_vcpu_init(struct fpu_state *f);   /* area in its initial state */
+void fpu_switch_to(struct vcpu *v);       /* before entering v on this pCPU */
+/* XSETBV on behalf of the guest: 0, or -EINVAL when the value is illegal. */
+int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value);
+#endif
