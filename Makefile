@@ -88,10 +88,14 @@ test: deps
 bench: deps all
 	@set -e; for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t; done
 
-run: deps all
-	@$(PYTHON) tools/hvrun --emu bochs --cpus 2 --cmdline "$(RUN_CMDLINE)" $(RUN_ARGS)
-
+# The default demo: two VMs sharing two emulated CPUs.
 RUN_CMDLINE ?= loglvl=info
+RUN_ARGS ?= --vm "kind=multiboot vcpus=4 mem=32M name=smp4" --image $(BUILD)/guest/smp.elf \
+	    --vm "kind=multiboot vcpus=2 mem=32M name=ipi2" --image $(BUILD)/guest/ipi.elf
+
+run: deps
+	@$(MAKE) --no-print-directory all guest-images
+	@$(PYTHON) tools/hvrun --emu bochs --cpus 2 --cmdline "$(RUN_CMDLINE)" $(RUN_ARGS)
 
 clean:
 	rm -rf $(BUILD)
