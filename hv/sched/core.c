@@ -32,6 +32,7 @@ int sched_init(const char *name)
 	sched_sys.ops = ops;
 	sched_sys.next_acct = STIME_MAX;
 	sched_sys.hooks = sched_hooks_default();
+	sched_dedicated_init();
 	pr_info("sched: policy '%s'\n", ops->name);
 	return ops->init();
 }
@@ -339,6 +340,11 @@ bool sched_wake(struct sched_vcpu *v, stime_t now)
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 	bool balloon = v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON);
 
+	if (v->flags & SCHED_VF_FROZEN) {
+		v->flags |= SCHED_VF_THAW_RUN;   /* runs once thawed */
+		spin_unlock(&p->lock);
+		return false;
+	}
 	if (v->state != SCHED_BLOCKED && !balloon) {
 		spin_unlock(&p->lock);
 		return false;

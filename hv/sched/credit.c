@@ -13,6 +13,8 @@
 #include "errno.h"
 #include "lib/string.h"
 
+#pragma weak vprof_accounting_suspended
+
 enum { CPRI_IDLE = 0, CPRI_OVER = 1, CPRI_UNDER = 2, CPRI_BOOST = 3, CPRI_N = 4 };
 
 struct csched_vcpu {
@@ -187,6 +189,8 @@ static void csched_burn(struct sched_vcpu *v, stime_t now)
 	if (d <= 0)
 		return;
 	cv->start = now;
+	if (vprof_accounting_suspended && vprof_accounting_suspended())
+		return;   /* dedicated mode does not debit (seed 001 §2.3) */
 	__atomic_fetch_sub(&cv->credit, d, __ATOMIC_RELAXED);
 	/* Charged => takes part in the next refill. Xen activates only vCPUs
 	 * sampled at a tick; a vCPU that always blocks before the tick then

@@ -139,6 +139,8 @@ int sched_policy_check(const struct sched_policy *ops);
 stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
 void sched_options_defaults(void);
+void sched_dedicated_init(void);
+void sched_dedicated_epoch(unsigned cpu, stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
 void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
 		       uint64_t arg);

@@ -88,6 +88,8 @@ struct sched_vcpu {
 #define SCHED_VF_SA_PEND   BIT(2)   /* SA upcall sent, no ack yet */
 #define SCHED_VF_BALLOON   BIT(3)   /* OFFLINE by balloon sleep: wake-on-event */
 #define SCHED_VF_ADDED     BIT(4)
+#define SCHED_VF_FROZEN    BIT(5)   /* OFFLINE for another VM's dedicated mode */
+#define SCHED_VF_THAW_RUN  BIT(6)   /* ...and RUNNABLE when thawed */
 
 /* Embedded in the hypervisor's struct vm. */
 struct sched_vm {
@@ -133,6 +135,11 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 void sched_vcpu_remove(struct sched_vcpu *v, stime_t now);
 void sched_vcpu_start(struct sched_vcpu *v, stime_t now);
 void sched_vcpu_pause(struct sched_vcpu *v, stime_t now);
+
+/* vProfile dedicated mode (seed 001 §2.3): owner >= 0 freezes every other
+ * VM OFFLINE, owner < 0 thaws them. Installed as hv/trace's dedicated hook
+ * by sched_init when hv/trace is linked; callable directly too. */
+void sched_dedicated_apply(int owner, stime_t now);
 
 /* ---- events from the exit handlers ------------------------------------- */
 /* HLT / HC_SCHED_BLOCK on the pCPU running v: RUNNING -> BLOCKED. */

@@ -97,6 +97,8 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 	spin_unlock(&p->lock);
 	if (acct && sched_sys.ops->acct)
 		sched_sys.ops->acct(now);
+	if (acct)
+		sched_dedicated_epoch(p->id, now);   /* one epoch = one accounting period */
 	return READ_ONCE(p->need_resched);
 }
 

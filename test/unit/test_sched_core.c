@@ -425,6 +425,35 @@ START_TEST(test_cpumask)
 }
 END_TEST
 
+/* Seed 001 §2.3 dedicated mode: other VMs frozen OFFLINE, then restored. */
+START_TEST(test_dedicated_freeze_thaw)
+{
+	struct sched_vm_params prm = { .weight = 256 };
+	struct sched_vcpu *a, *b;
+
+	setup_machine(1, 2, false);
+	ck_assert_int_eq(sched_vm_add(&VM[1], 1, &prm), 0);
+	ck_assert_int_eq(sched_vcpu_add(&V[2], &VM[1], 0, 0), 0);
+	sched_vcpu_start(&V[2], 0);
+	a = sched_at(0, 0);
+	ck_assert_ptr_eq(a->vm, &VM[0]);
+	b = a == &V[0] ? &V[1] : &V[0];
+	sched_block(a, MS(2));
+	sched_dedicated_apply(1, MS(2));                /* VM 1 owns the machine */
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_int_eq(b->state, SCHED_OFFLINE);
+	ck_assert_int_eq(V[2].state, SCHED_RUNNABLE);
+	ck_assert(!sched_wake(a, MS(3)));               /* noted, not run */
+	ck_assert_ptr_eq(sched_at(0, MS(3)), &V[2]);
+	ck_assert_ptr_eq(sched_at(0, MS(40)), &V[2]);   /* nobody else may run */
+	sched_dedicated_apply(-1, MS(50));
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);     /* woken while frozen */
+	ck_assert_int_eq(b->state, SCHED_RUNNABLE);
+	ck_assert_int_eq(a->st.time[SCHED_OFFLINE], MS(48));
+	ck_assert_int_eq(b->st.time[SCHED_OFFLINE], MS(48));
+}
+END_TEST
+
 START_TEST(test_remove_vcpu)
 {
 	struct sched_vcpu *a;
@@ -461,6 +490,7 @@ int main(void)
 	tcase_add_test(tc, test_vm_params);
 	tcase_add_test(tc, test_vm_budget);
 	tcase_add_test(tc, test_cpumask);
+	tcase_add_test(tc, test_dedicated_freeze_thaw);
 	tcase_add_test(tc, test_remove_vcpu);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
