@@ -26,7 +26,7 @@ $(BUILD)/vprof/vprofctl: guest-shim/vprofctl/vprofctl.c hv/abi.h
 
 vprofctl: $(BUILD)/vprof/vprofctl
 
-VPROF_FUZZ_RUNS ?= 1500
+VPROF_FUZZ_RUNS ?= 1000
 test-vprof: $(BUILD)/vprof/rt_gen $(BUILD)/vprof/vprofctl
 	@PYTHON=$(PYTHON) bash test/vprof/setup.sh
 	@$(PYTHON) test/vprof/run_tests.py --gen $(BUILD)/vprof/rt_gen \
