@@ -4,7 +4,6 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "dev/pci_absent.h"
-#include "dev/acpipm.h"
 #include "arch/x86/time.h"
 #include "errno.h"
 #include "log.h"
@@ -72,21 +71,21 @@ static stime_t tsc_to_ns(void *ctx, uint64_t guest_tsc)
 int vm_devs_init(struct vm *vm)
 {
 	struct vm_devs *d = &vm->devs;
+	struct pcdev_cfg cfg = {
+		.irq = vintc_irq_set, .irqctx = &d->intc, .ram_size = vm->ram_size,
+		.nr_vcpus = vm->nr_vcpus,
+		/* A fixed wall-clock epoch keeps runs repeatable (2026-01-01 00:00 UTC). */
+		.epoch_secs = 1767225600,
+	};
 
 	d->host = (struct dev_host){
 		.ctx = vm, .now = host_now, .console_write = host_console_write,
 		.vm_stop = host_vm_stop, .kick_vcpu = host_kick_vcpu,
 		.start_vcpu = host_start_vcpu,
 	};
+	cfg.host = &d->host;
 	vintc_init(&d->intc, &d->host, tsc_to_ns, vm);
-	uart_init(&d->uart, &d->host, vintc_irq_set, &d->intc, 0x3f8, 4);
-	debugexit_init(&d->dbg, &d->host, 0xf4);
-	fwcfg_init(&d->fwcfg, vm->ram_size, vm->nr_vcpus);
-	acpipm_init(&d->pm, &d->host, vintc_irq_set, &d->intc);
-	pit_init(&d->pit, &d->host, vintc_irq_set, &d->intc);
-	/* A fixed wall-clock epoch keeps runs repeatable (2026-01-01 00:00 UTC). */
-	rtc_init(&d->rtc, &d->host, vintc_irq_set, &d->intc, 1767225600, vm->ram_size,
-		 vm->nr_vcpus);
+	pcdev_init(&d->pc, &cfg);
 	return 0;
 }
 
@@ -95,13 +94,8 @@ void vm_devs_pio(struct vm *vm, unsigned vcpu, uint16_t port, unsigned size, boo
 {
 	struct vm_devs *d = &vm->devs;
 
-	if (!uart_pio(&d->uart, port, size, write, val) ||
-	    !debugexit_pio(&d->dbg, port, size, write, val) ||
+	if (!pcdev_pio(&d->pc, port, size, write, val) ||
 	    !vintc_pio(&d->intc, port, size, write, val) ||
-	    !acpipm_pio(&d->pm, port, size, write, val) ||
-	    !pit_pio(&d->pit, port, size, write, val) ||
-	    !rtc_pio(&d->rtc, port, size, write, val) ||
-	    !fwcfg_pio(&d->fwcfg, port, size, write, val) ||
 	    !pci_absent_pio(port, size, write, val))
 		return;
 	d->absent_pio++;
@@ -122,25 +116,17 @@ int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool
 	return 0;
 }
 
+/* Platform devices are advanced by the boot vCPU's pCPU. */
 stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu)
 {
 	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu);
 
-	/* Platform devices are advanced by the boot vCPU's pCPU. */
-	if (vcpu == 0) {
-		t = MIN(t, acpipm_next_deadline(&vm->devs.pm));
-		t = MIN(t, pit_next_deadline(&vm->devs.pit));
-		t = MIN(t, rtc_next_deadline(&vm->devs.rtc));
-	}
-	return t;
+	return vcpu == 0 ? MIN(t, pcdev_next_deadline(&vm->devs.pc)) : t;
 }
 
 void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now)
 {
 	vintc_timer_advance(&vm->devs.intc, vcpu, now);
-	if (vcpu == 0) {
-		acpipm_advance(&vm->devs.pm, now);
-		pit_advance(&vm->devs.pit, now);
-		rtc_advance(&vm->devs.rtc, now);
-	}
+	if (vcpu == 0)
+		pcdev_advance(&vm->devs.pc, now);
 }

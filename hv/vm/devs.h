@@ -3,25 +3,15 @@
 #ifndef HV_VM_DEVS_H
 #define HV_VM_DEVS_H
 #include "dev/dev.h"
-#include "dev/uart.h"
-#include "dev/debugexit.h"
-#include "dev/fwcfg.h"
-#include "dev/acpipm.h"
+#include "dev/pcdev.h"
 #include "dev/intc.h"
-#include "dev/pit.h"
-#include "dev/rtc.h"
 
 struct vm;
 
 struct vm_devs {
 	struct dev_host host;
-	struct uart uart;
-	struct debugexit dbg;
-	struct fwcfg fwcfg;
-	struct acpipm pm;
-	struct pit pit;
-	struct rtc rtc;
-	struct vintc intc;
+	struct pcdev pc;        /* UART, debug-exit, fw_cfg, PIT, RTC, ACPI PM, 0x80, 0x64 */
+	struct vintc intc;      /* PICs, IOAPIC, local APICs */
 	uint64_t absent_pio, absent_mmio;   /* accesses to nothing */
 };
 

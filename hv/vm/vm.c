@@ -3,10 +3,12 @@
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
 #include "vm/place.h"
+#include "vmx/caps.h"
 #include "hv.h"
 #include "memory.h"
 #include "mm/pmm.h"
 #include "dev/acpi_tables.h"
+#include "dev/acpipm.h"
 #include "lib/string.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/apic.h"
@@ -97,6 +99,9 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	cpuid_count(0, 0, &r);
 	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
 	vm->msrs.kvm_pv = false;
+	/* RDTSCP is enabled in the VMCS when the CPU has it (vmcs_setup.c); the
+	 * guest then owns IA32_TSC_AUX, switched per vCPU by vmx/fpu.c. */
+	vm->cpuid.rdtscp = vm->msrs.rdtscp = vmx_ctl_has(&vmx_caps.proc2, PROC2_RDTSCP);
 	if ((err = vm_memory(vm)) || (err = vm_devs_init(vm)) || (err = vm_firmware(vm)) ||
 	    (err = vm_load(vm, k, initrd)))
 		return err;
@@ -163,11 +168,12 @@ void vm_stop(struct vm *vm, int status, const char *reason)
 			apic_send_ipi(percpu_area[c].apic_id, VEC_KICK);
 }
 
-/* VM status 0 (power-off) or 1 (isa-debug-exit with 0, QEMU's convention,
- * as kvm-unit-tests read it) is success. */
+/* A clean end: power-off (0), isa-debug-exit with 0 (status 1, QEMU's
+ * convention as kvm-unit-tests read it), or a guest-requested reset. */
 static bool vm_succeeded(const struct vm *vm)
 {
-	return vm->exit_status == 0 || vm->exit_status == 1;
+	return vm->exit_status == DEV_STOP_POWEROFF || vm->exit_status == 1 ||
+	       vm->exit_status == DEV_STOP_RESET;
 }
 
 static __noreturn void finish(void)

@@ -37,6 +37,7 @@ struct vm {
 	spinlock_t lock;
 	char line[160];                  /* guest console line being assembled */
 	unsigned line_len;
+	unsigned msr_gp_logged;           /* refused MSR accesses reported */
 };
 
 extern struct vm *vms[VM_MAX];

@@ -17,7 +17,8 @@ enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
 	struct cpuid_vcpu cv = {
 		.index = v->id,
 		.cr4_osxsave = vmcs_readnat(VMCS_CR4_SHADOW) & CR4_OSXSAVE,
-		.apic_enabled = true,
+		.cr4_pke = vmcs_readnat(VMCS_CR4_SHADOW) & BIT(22),
+		.apic_enabled = vlapic_hw_enabled(&v->lapic),
 	};
 	struct cpuid_regs r;
 
@@ -99,6 +100,12 @@ static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write
 
 	if (msr_filter_lookup(&v->vm->msrs, msr, write, &d) != MSR_ACT_EMUL ||
 	    msr_emulate(v, &d, msr, write, &val)) {
+		/* Say which MSR the guest was refused (the first few per VM). */
+		if (v->vm->msr_gp_logged < 16) {
+			v->vm->msr_gp_logged++;
+			pr_info("%s: vcpu%u: #GP for %s of MSR %#x (value %#lx)\n", v->vm->p.name,
+				v->id, write ? "WRMSR" : "RDMSR", msr, write ? val : 0);
+		}
 		vcpu_queue_exception(v, 13, true, 0);   /* #GP(0) */
 		return EXIT_RESUME;
 	}

@@ -55,7 +55,7 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
 	reg = vcpu_gpr(v, in.reg);
 	if (in.write)
-		val = in.has_imm ? in.imm : decode_store_value(&in, in.high8 ? *reg >> 8 : *reg);
+		val = in.has_imm ? in.imm : decode_store_value(&in, *reg)   /* handles AH..BH itself */;
 	spin_lock(&v->vm->lock);
 	r = vm_devs_mmio(v->vm, v->id, gpa, in.size, in.write, &val);
 	spin_unlock(&v->vm->lock);

@@ -5,13 +5,14 @@
 #include "memory.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/msr.h"
 #include "errno.h"
 
 #define XCR0_X87 BIT(0)
 #define XCR0_SSE BIT(1)
 #define XCR0_AVX BIT(2)
 
-static bool have_xsave;
+static bool have_xsave, have_rdtscp;
 static uint64_t xcr0_supported;
 static struct vcpu *fpu_owner[MAX_CPUS];
 
@@ -25,6 +26,7 @@ void fpu_host_init(void)
 	struct cpuid_regs r;
 
 	have_xsave = cpu_has(1, CPUID_ECX, 26);
+	have_rdtscp = cpu_has(0x80000001, CPUID_EDX, 27);
 	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT | (have_xsave ? CR4_OSXSAVE : 0));
 	if (!have_xsave)
 		return;
@@ -73,9 +75,14 @@ void fpu_switch_to(struct vcpu *v)
 
 	if (prev == v)
 		return;
-	if (prev)
+	if (prev) {
 		save(&prev->fpu);
+		if (have_rdtscp)
+			prev->fpu.tsc_aux = rdmsr(MSR_IA32_TSC_AUX);
+	}
 	restore(&v->fpu);
+	if (have_rdtscp)
+		wrmsr(MSR_IA32_TSC_AUX, v->fpu.tsc_aux);
 	fpu_owner[cpu] = v;
 }
 

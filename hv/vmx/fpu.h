@@ -1,4 +1,5 @@
-/* Guest extended state (x87/SSE/AVX and XCR0) switched between vCPUs that
+/* Guest register state the VMCS does not hold (x87/SSE/AVX, XCR0,
+ * IA32_TSC_AUX), switched between vCPUs that
  * share a pCPU. The hypervisor itself never touches it (-mgeneral-regs-only),
  * so state moves only when another vCPU runs (lazy, per pCPU). */
 #ifndef HV_VMX_FPU_H
@@ -10,6 +11,7 @@ struct vcpu;
 struct fpu_state {
 	void *area;        /* XSAVE area (64-byte aligned), or FXSAVE's 512 bytes */
 	uint64_t xcr0;
+	uint64_t tsc_aux;  /* IA32_TSC_AUX: RDTSCP/RDPID read it without an exit */
 };
 
 void fpu_host_init(void);                 /* every CPU: CR4.OSFXSR/OSXSAVE, XCR0 */
