@@ -4,6 +4,7 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
+#include "vmx/apicv.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
@@ -14,7 +15,7 @@
 extern char vmx_exit_entry[];
 static uint16_t next_vpid = 1;
 
-static void setup_controls(struct vcpu *v)
+static int setup_controls(struct vcpu *v)
 {
 	const struct vmx_caps *c = &vmx_caps;
 	struct vm *vm = v->vm;
@@ -33,6 +34,9 @@ static void setup_controls(struct vcpu *v)
 	exit = vmx_ctl_adjust(&c->exit, EXIT_HOST_ADDR64 | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 			      EXIT_SAVE_PAT | EXIT_LOAD_PAT);
 	entry = vmx_ctl_adjust(&c->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT);
+	/* TPR shadow, APIC-access/x2APIC virtualization, VID (SDM ch. 30). */
+	if (apicv_vmcs_setup(v, &proc, &proc2))
+		return -ENOMEM;
 
 	vmcs_write32(VMCS_PIN_CTLS, pin);
 	vmcs_write32(VMCS_PROC_CTLS, proc);
@@ -59,6 +63,7 @@ static void setup_controls(struct vcpu *v)
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
 	vmcs_writenat(VMCS_CR0_MASK, CR0_NE | CR0_CD | CR0_NW);
 	vmcs_writenat(VMCS_CR4_MASK, CR4_VMXE);
+	return 0;
 }
 
 static void setup_host(void)
@@ -195,7 +200,8 @@ int vmcs_setup(struct vcpu *v)
 		pr_err("vmx: VMCLEAR/VMPTRLD failed (%d)\n", err);
 		return -EIO;
 	}
-	setup_controls(v);
+	if ((err = setup_controls(v)))
+		return err;
 	setup_host();
 	return 0;
 }

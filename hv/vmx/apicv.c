@@ -1,0 +1,219 @@
+/* APIC virtualization (see apicv.h). SDM vol. 3C ch. 30; VM-entry checks of
+ * §26.2.1.1 decide the combinations: "virtualize x2APIC mode" excludes
+ * "virtualize APIC accesses"; register virtualization, VID and x2APIC mode
+ * need the TPR shadow; VID needs external-interrupt exiting.
+ * Lock: apicv_lock guards slot allocation only; per-vCPU state is touched by
+ * the pCPU running that vCPU. */
+#include "vmx/apicv.h"
+#include "vmx/apicv_calc.h"
+#include "vmx/vmcs.h"
+#include "vmx/caps.h"
+#include "cmdline.h"
+#include "memory.h"
+#include "lib/string.h"
+#include "errno.h"
+#include "log.h"
+
+static bool opt_apicv = true;
+CMDLINE_BOOL(apicv, opt_apicv, "APIC virtualization where the CPU has it (virtual-APIC page, "
+	     "APIC-access page, x2APIC mode, virtual-interrupt delivery)");
+static bool opt_apicv_vid = true;
+CMDLINE_BOOL(apicv_vid, opt_apicv_vid, "with apicv: use virtual-interrupt delivery "
+	     "(off: TPR shadow and TPR threshold, interrupts injected)");
+
+enum apicv_mode { AV_NONE = 0, AV_XAPIC, AV_X2APIC, AV_DISABLED };
+
+struct apicv_vcpu {
+	uint8_t mode;          /* enum apicv_mode programmed in the VMCS */
+	bool vid;              /* virtual-interrupt delivery on */
+	bool eoi_dirty;        /* recompute the EOI-exit bitmap before entry */
+	uint8_t last_rvi;      /* RVI the EOI-exit bitmap was computed for */
+	uint32_t proc2;        /* cached secondary controls */
+	uint64_t eoi[4];       /* EOI-exit bitmap last written */
+};
+
+struct apicv_vm {
+	const struct vm *vm;
+	void *access_page;     /* APIC-access page, mapped at GUEST_LAPIC_BASE */
+	uint8_t *x2_bitmap;    /* MSR bitmap for vCPUs in x2APIC mode */
+	struct apicv_vcpu vcpu[VM_MAX_VCPUS];
+};
+
+static struct apicv_vm slots[VM_MAX];
+static spinlock_t apicv_lock;
+
+static bool cpu_has(uint32_t proc2_bits)
+{
+	return vmx_ctl_has(&vmx_caps.proc, PROC_TPR_SHADOW | PROC_SECONDARY) &&
+	       vmx_ctl_has(&vmx_caps.proc2, proc2_bits);
+}
+
+bool apicv_vm_enabled(const struct vm *vm)
+{
+	return opt_apicv && vm->p.apicv && cpu_has(PROC2_VIRT_APIC_ACCESS);
+}
+
+static struct apicv_vm *slot_find(const struct vm *vm)
+{
+	for (unsigned i = 0; i < VM_MAX; i++)
+		if (READ_ONCE(slots[i].vm) == vm)
+			return &slots[i];
+	return NULL;
+}
+
+/* First vCPU of a VM: the APIC-access page (its contents are never used,
+ * SDM §30.4) mapped in EPT, and the x2APIC MSR bitmap. */
+static struct apicv_vm *slot_get(struct vm *vm)
+{
+	struct apicv_vm *s;
+
+	spin_lock(&apicv_lock);
+	s = slot_find(vm);
+	for (unsigned i = 0; !s && i < VM_MAX; i++)
+		if (!slots[i].vm || slots[i].vm->state == VM_DEAD)
+			s = &slots[i];
+	if (s && s->vm != vm) {
+		memset(s, 0, sizeof(*s));
+		s->access_page = page_alloc_zeroed(1);
+		s->x2_bitmap = page_alloc_zeroed(1);
+		if (!s->access_page || !s->x2_bitmap ||
+		    ept_map(&vm->ept, GUEST_LAPIC_BASE, (paddr_t)s->access_page, PAGE_SIZE, EPT_RWX)) {
+			spin_unlock(&apicv_lock);
+			return NULL;
+		}
+		memcpy(s->x2_bitmap, vm->msr_bitmap, PAGE_SIZE);
+		apicv_calc_x2apic_bitmap(s->x2_bitmap, cpu_has(PROC2_APIC_REG_VIRT),
+					 cpu_has(PROC2_VIRT_INTR_DELIV) && opt_apicv_vid);
+		WRITE_ONCE(s->vm, vm);
+	}
+	spin_unlock(&apicv_lock);
+	return s;
+}
+
+/* EOI-exit bitmap word i (fields 0x201c + 2i, SDM App. B.2), failure reported. */
+static void eoi_exit_write(unsigned i, uint64_t val)
+{
+	unsigned long f = VMCS_EOI_EXIT_BITMAP0 + 2 * i;
+	int e = vmcs_vmwrite(f, val);
+
+	if (unlikely(e))
+		vmcs_write_failed(f, val, e);
+}
+
+static struct apicv_vcpu *vcpu_state(struct vcpu *v)
+{
+	struct apicv_vm *s = slot_find(v->vm);
+
+	return s ? &s->vcpu[v->id] : NULL;
+}
+
+int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
+{
+	struct apicv_vm *s;
+	struct apicv_vcpu *a;
+	uint32_t want = PROC2_VIRT_APIC_ACCESS | PROC2_APIC_REG_VIRT;
+
+	if (!apicv_vm_enabled(v->vm) || !(*proc & PROC_SECONDARY))
+		return 0;
+	if (!(s = slot_get(v->vm)))
+		return -ENOMEM;
+	a = &s->vcpu[v->id];
+	if (opt_apicv_vid)
+		want |= PROC2_VIRT_INTR_DELIV;
+	*proc = vmx_ctl_adjust(&vmx_caps.proc, *proc | PROC_TPR_SHADOW);
+	*proc2 = vmx_ctl_adjust(&vmx_caps.proc2, *proc2 | want);
+	a->mode = AV_XAPIC;       /* power-on state of the vLAPIC (SDM §11.4.7.1) */
+	a->proc2 = *proc2;
+	a->vid = *proc2 & PROC2_VIRT_INTR_DELIV;
+	a->eoi_dirty = true;
+	vmcs_write64(VMCS_VIRTUAL_APIC_PAGE, (uint64_t)v->apic_page);
+	vmcs_write64(VMCS_APIC_ACCESS_PAGE, (uint64_t)s->access_page);
+	vmcs_write32(VMCS_TPR_THRESHOLD, 0);
+	if (a->vid) {
+		vmcs_write16(VMCS_GUEST_INTR_STATUS, 0);
+		for (unsigned i = 0; i < 4; i++)
+			eoi_exit_write(i, 0);
+	}
+	return 0;
+}
+
+void apicv_config_changed(struct vcpu *v)
+{
+	struct apicv_vcpu *a = vcpu_state(v);
+
+	if (a)
+		a->eoi_dirty = true;
+}
+
+/* xAPIC: APIC-access page; x2APIC: virtualize x2APIC mode and its MSR bitmap;
+ * APIC disabled: neither (SDM §30.2, §30.5). */
+static void mode_switch(struct vcpu *v, struct apicv_vcpu *a, uint8_t mode)
+{
+	struct apicv_vm *s = slot_find(v->vm);
+	uint32_t p2 = a->proc2 & ~(PROC2_VIRT_APIC_ACCESS | PROC2_VIRT_X2APIC);
+
+	if (mode == AV_XAPIC)
+		p2 |= PROC2_VIRT_APIC_ACCESS;
+	else if (mode == AV_X2APIC && cpu_has(PROC2_VIRT_X2APIC))
+		p2 |= PROC2_VIRT_X2APIC;
+	p2 = vmx_ctl_adjust(&vmx_caps.proc2, p2);
+	vmcs_write32(VMCS_PROC_CTLS2, p2);
+	vmcs_write64(VMCS_MSR_BITMAP, (uint64_t)(p2 & PROC2_VIRT_X2APIC ? s->x2_bitmap :
+						v->vm->msr_bitmap));
+	a->proc2 = p2;
+	a->mode = mode;
+}
+
+static uint8_t lapic_mode(const struct vcpu *v)
+{
+	switch (READ_ONCE(v->lapic.mode)) {
+	case VLAPIC_XAPIC:
+		/* A relocated APIC base leaves the page at 0xFEE00000 unvirtualized. */
+		return (v->lapic.apic_base & APIC_BASE_ADDR) == GUEST_LAPIC_BASE ?
+			AV_XAPIC : AV_DISABLED;
+	case VLAPIC_X2APIC:
+		return AV_X2APIC;
+	default:
+		return AV_DISABLED;
+	}
+}
+
+static void eoi_bitmap_update(struct vcpu *v, struct apicv_vcpu *a)
+{
+	uint64_t bm[4];
+
+	apicv_calc_eoi_bitmap(v->apic_page, v->vm->devs.intc.ioapic.rte, VIOAPIC_PINS, bm);
+	for (unsigned i = 0; i < 4; i++)
+		if (bm[i] != a->eoi[i]) {
+			eoi_exit_write(i, bm[i]);
+			a->eoi[i] = bm[i];
+		}
+	a->eoi_dirty = false;
+}
+
+bool apicv_entry(struct vcpu *v)
+{
+	struct apicv_vcpu *a;
+	uint8_t mode;
+	uint16_t st;
+
+	if (!v->vm->p.apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
+		return false;
+	mode = lapic_mode(v);
+	if (unlikely(mode != a->mode))
+		mode_switch(v, a, mode);
+	if (!a->vid) {
+		vmcs_write32(VMCS_TPR_THRESHOLD, apicv_calc_tpr_threshold(v->apic_page));
+		return false;
+	}
+	/* RVI from the page: another pCPU may have set IRR (no posted interrupts);
+	 * written every entry because the CPU changes RVI/SVI in the VMCS itself. */
+	st = apicv_calc_intr_status(v->apic_page);
+	vmcs_write16(VMCS_GUEST_INTR_STATUS, st);
+	/* A new vector to deliver: its trigger mode (TMR, IOAPIC entry) is known now. */
+	if ((uint8_t)st && ((uint8_t)st != a->last_rvi || a->eoi_dirty)) {
+		eoi_bitmap_update(v, a);
+		a->last_rvi = (uint8_t)st;
+	}
+	return true;
+}

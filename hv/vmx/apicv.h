@@ -1,0 +1,32 @@
+/* APIC virtualization in the VMX core (SDM vol. 3C ch. 30): the vLAPIC's
+ * register page is the virtual-APIC page; xAPIC guests get one APIC-access
+ * page per VM at 0xFEE00000, x2APIC guests "virtualize x2APIC mode" with the
+ * MSR range passed through as the SDM allows; virtual-interrupt delivery with
+ * RVI/SVI and the EOI-exit bitmap, or a TPR threshold without it. No posted
+ * interrupts: a vCPU on another pCPU gets IRR set in its page and a kick IPI,
+ * and the next entry recomputes RVI. Off: every APIC access exits (decoder). */
+#ifndef HV_VMX_APICV_H
+#define HV_VMX_APICV_H
+#include "vm/vm.h"
+
+/* Boot option apicv= (default on), per-VM module key apicv=, and the CPU's
+ * capabilities: does this VM use APIC virtualization? */
+bool apicv_vm_enabled(const struct vm *vm);
+
+/* From vmcs_setup (VMCS current): add the APICv controls to proc/proc2 and
+ * write the fields of the features present (virtual-APIC page, APIC-access
+ * page, TPR threshold, EOI-exit bitmap, guest interrupt status). Maps the
+ * VM's APIC-access page in EPT on first use. 0 or -ENOMEM. */
+int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2);
+
+/* Before each VM entry (VMCS current, from inject_events): follow the vLAPIC
+ * mode (xAPIC / x2APIC / disabled), then with virtual-interrupt delivery write
+ * the guest interrupt status (RVI recomputed from the page: a kick from
+ * another pCPU only set IRR) and, when needed, the EOI-exit bitmap; without
+ * it, the TPR threshold. Returns true when interrupts from the vLAPIC are
+ * delivered by the CPU (the caller must then inject only NMI and ExtINT). */
+bool apicv_entry(struct vcpu *v);
+
+/* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */
+void apicv_config_changed(struct vcpu *v);
+#endif

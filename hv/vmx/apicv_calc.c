@@ -1,0 +1,99 @@
+/* APIC virtualization, the pure part (see apicv_calc.h): derived state of the
+ * virtual-APIC page and the x2APIC MSR bitmap. SDM vol. 3C ch. 30. */
+#include "vmx/apicv_calc.h"
+
+#define PAGE_ISR 0x100u
+#define PAGE_TMR 0x180u
+#define PAGE_IRR 0x200u
+#define PAGE_TPR 0x080u
+
+#define RTE_LEVEL_BIT  (1ull << 15)
+#define RTE_DM(r)      (((r) >> 8) & 7)
+
+/* 256-bit registers: eight 32-bit words, 16 bytes apart (SDM §30.1.1).
+ * Runs before every VM entry, mostly on empty registers: the words are ORed
+ * in straight-line code first (Bochs counts every instruction). */
+static int vec_highest(const uint32_t *page, unsigned base)
+{
+	const volatile uint32_t *r = page + base / 4;
+	uint32_t w[8] = { r[0], r[4], r[8], r[12], r[16], r[20], r[24], r[28] };
+
+	if (!(w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]))
+		return 0;
+	for (int i = 7; i > 0; i--)
+		if (w[i])
+			return i * 32 + 31 - __builtin_clz(w[i]);
+	return 31 - __builtin_clz(w[0]);
+}
+
+uint16_t apicv_calc_intr_status(const uint32_t *page)
+{
+	return (uint16_t)(vec_highest(page, PAGE_ISR) << 8 | vec_highest(page, PAGE_IRR));
+}
+
+uint8_t apicv_calc_tpr_threshold(const uint32_t *page)
+{
+	unsigned irr_class = (unsigned)vec_highest(page, PAGE_IRR) >> 4;
+	unsigned tpr_class = (READ_ONCE(page[PAGE_TPR / 4]) >> 4) & 0xf;
+
+	return irr_class && irr_class <= tpr_class ? (uint8_t)irr_class : 0;
+}
+
+void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned nr_rte,
+			   uint64_t out[4])
+{
+	for (unsigned w = 0; w < 4; w++)
+		out[w] = (uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w) / 4]) |
+			 (uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w + 16) / 4]) << 32;
+	for (unsigned p = 0; p < nr_rte; p++) {
+		uint64_t r = READ_ONCE(rte[p]);
+		uint8_t vec = (uint8_t)r;
+
+		if ((r & RTE_LEVEL_BIT) && RTE_DM(r) <= 1 && vec >= 16)
+			out[vec / 64] |= 1ull << (vec % 64);
+	}
+}
+
+/* MSR bitmap layout (SDM §25.6.9): read-low at 0, write-low at 2048, one bit
+ * per MSR 0..0x1fff. */
+static void msr_pass(uint8_t *bitmap, uint32_t msr, bool write)
+{
+	unsigned off = (write ? 2048u : 0u) + msr / 8;
+
+	bitmap[off] &= (uint8_t)~(1u << (msr % 8));
+}
+
+bool apicv_calc_msr_intercepted(const uint8_t bitmap[4096], uint32_t msr, bool write)
+{
+	unsigned off = (write ? 2048u : 0u) + (msr & 0x1fff) / 8;
+
+	if (msr > 0x1fff)
+		return true;   /* only the low range matters here */
+	return (bitmap[off] >> (msr % 8)) & 1;
+}
+
+/* x2APIC registers the CPU reads from the virtual-APIC page with APIC-register
+ * virtualization (SDM §30.5): ID, version, TPR, PPR, LDR, SVR, ISR, TMR, IRR,
+ * ESR, ICR, the LVTs without CMCI, initial count, divide configuration. */
+static bool x2apic_read_virtualized(uint32_t msr)
+{
+	switch (msr) {
+	case 0x802: case 0x803: case 0x808: case 0x80a: case 0x80d: case 0x80f:
+	case 0x828: case 0x830: case 0x838: case 0x83e:
+		return true;
+	default:
+		return (msr >= 0x810 && msr <= 0x827) || (msr >= 0x832 && msr <= 0x837);
+	}
+}
+
+void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid)
+{
+	for (uint32_t m = 0x800; m <= 0x8ff; m++)
+		if (reg_virt && x2apic_read_virtualized(m))
+			msr_pass(bitmap, m, false);
+	msr_pass(bitmap, 0x808, true);            /* TPR virtualization (§30.1.2) */
+	if (vid) {
+		msr_pass(bitmap, 0x80b, true);    /* EOI virtualization (§30.1.4) */
+		msr_pass(bitmap, 0x83f, true);    /* self-IPI virtualization (§30.1.5) */
+	}
+}
