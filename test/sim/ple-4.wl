@@ -18,5 +18,5 @@ program worker
 end
 thread par.0-3 worker
 thread intf.0-3 persistent
-expect vm['par'].yield > 100
+expect vm['par'].yields > 100
 expect vm['par'].share < 0.5 * ref('spin-4.wl').vm['par'].share
