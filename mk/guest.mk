@@ -67,6 +67,19 @@ $(GUEST_OUT)/%-64.bin: $(GUEST_OUT)/obj64/$(GUEST_DIR)/tests/%.o $(GUEST_OUT)/ob
 	objcopy -O binary $@.elf64 $@
 	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
 
+# Benchmark guests (guest-shim/bench/<b>.c, 64-bit only): build/guest/bench/<b>-64.elf.
+GUEST_BENCH := $(patsubst $(GUEST_DIR)/bench/%.c,$(GUEST_OUT)/bench/%-64.elf,$(wildcard $(GUEST_DIR)/bench/*.c))
+
+$(GUEST_OUT)/bench/%-64.elf64: $(GUEST_OUT)/obj64/$(GUEST_DIR)/bench/%.o $(GUEST_ENTRY64) $(GUEST_LIB64) $(GUEST_DIR)/lib/guest.ld
+	@mkdir -p $(dir $@)
+	$(GUEST_LD) -m elf_x86_64 -o $@ $(GUEST_ENTRY64) $(GUEST_LIB64) $<
+
+$(GUEST_OUT)/bench/%-64.elf: $(GUEST_OUT)/bench/%-64.elf64
+	objcopy -O elf32-i386 $< $@
+	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
+
+.SECONDARY: $(GUEST_BENCH:.elf=.elf64)
+
 .SECONDARY: $(patsubst %.elf,%.elf64,$(filter %-64.elf,$(GUEST_IMAGES)))
 
 guest-images: $(GUEST_IMAGES)
@@ -93,9 +106,11 @@ test-guest-load: guest-images $(GUEST_LOADCHECK)
 	ASAN_OPTIONS=detect_leaks=1 $(GUEST_LOADCHECK) $$args | tail -1
 
 # Under the hypervisor (tools/hvrun, Bochs): every image, each VM ending as
-# expected. GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp.
+# expected, once with APIC virtualization and once without (apicv=on,off).
+# GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp, -j 2; GUEST_HV_APICV=on.
+GUEST_HV_APICV ?= on,off
 test-guest-hv: guest-images all
-	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py $(GUEST_HV_ARGS)
+	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py --apicv $(GUEST_HV_APICV) $(GUEST_HV_ARGS)
 TEST_TARGETS += test-guest-hv
 
 .PHONY: guest-images test-guest-bare test-guest-load test-guest-hv

@@ -7,10 +7,17 @@ Each case boots hv.elf with one or two VMs and judges the serial output:
           eptfar_stopped line, no SUMMARY from it);
   triple: VM 0 (triple) prints "triple:" and ends, VM 1 (timer) passes.
 hvrun statuses 2 (panic), 124 (timeout), 125 (emulator) always fail.
-Not in `make test` until the hypervisor runs guests: `make test-guest-hv`.
+`make test` runs it through `make test-guest-hv`.
 
-usage: run_hv.py [--all] [--cmdline "apicv=off"] [-k SUBSTRING] [--emu bochs|qemu]
+With --apicv on,off (what `make test` does) the whole suite runs once per
+value of the hypervisor's apicv= option: APIC virtualization (virtual-APIC
+page, APIC-access page, x2APIC virtualization, virtual-interrupt delivery) and
+the fully emulated path (EPT violations decoded, injection by VM entry).
+
+usage: run_hv.py [--all] [--cmdline "..."] [--apicv on,off] [-k SUBSTRING]
+                 [--emu bochs|qemu] [--hv ELF] [-j JOBS]
 """
+import concurrent.futures
 import argparse
 import re
 import subprocess
@@ -66,26 +73,28 @@ def judge(kind, serial, status):
     return bad
 
 
-def run_case(name, pcpus, vms, kind, a):
+def run_case(name, pcpus, vms, kind, a, cmdline):
     with tempfile.TemporaryDirectory(prefix="guest-hv-") as tmp:
         log = Path(tmp) / "serial.log"
         argv = [sys.executable, str(REPO / "tools" / "hvrun"), "--emu", a.emu, "--cpus",
                 str(pcpus), "--quiet", "--serial-log", str(log), "--timeout", str(a.timeout)]
-        if a.cmdline:
-            argv += ["--cmdline", a.cmdline]
+        if a.hv:
+            argv += ["--hv", a.hv]
+        if cmdline:
+            argv += ["--cmdline", cmdline]
         for string, img in vms:
             argv += ["--vm", string, "--image", str(img)]
         t0 = time.time()
         p = subprocess.run(argv, capture_output=True, text=True)
         serial = log.read_text(errors="replace") if log.exists() else ""
         bad = judge(kind, serial, p.returncode)
-        print(f"  {name:28s} {'ok ' if not bad else 'BAD'} {time.time() - t0:6.1f}s "
-              f"(hvrun {p.returncode})")
-        for b in bad:
-            print(f"      {b}")
+        out = (f"  {name:28s} {'ok ' if not bad else 'BAD'} {time.time() - t0:6.1f}s "
+               f"(hvrun {p.returncode}){'  [' + cmdline + ']' if cmdline else ''}\n")
+        out += "".join(f"      {b}\n" for b in bad)
         if bad:
             tail = (serial + p.stderr).splitlines()[-25:]
-            print("".join(f"      | {ln}\n" for ln in tail), end="")
+            out += "".join(f"      | {ln}\n" for ln in tail)
+        print(out, end="", flush=True)
         return not bad
 
 
@@ -96,11 +105,21 @@ def main():
     ap.add_argument("-k", default="", help="only cases whose name contains this")
     ap.add_argument("--emu", default="bochs")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--apicv", default="", help="comma list: one pass per apicv= value")
+    ap.add_argument("--hv", default="", help="hypervisor ELF (default: hvrun's build/hv.elf)")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="cases run in parallel")
     a = ap.parse_args()
     sel = [c for c in cases(a.all) if a.k in c[0]]
-    bad = sum(not run_case(*c, a) for c in sel)
-    print(f"guest-hv: {len(sel) - bad} cases ok, {bad} bad")
-    return 1 if bad else 0
+    passes = [f"apicv={m} {a.cmdline}".strip() for m in a.apicv.split(",")] if a.apicv \
+        else [a.cmdline]
+    work = [(c, cl) for cl in passes for c in sel]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        oks = list(ex.map(lambda w: run_case(*w[0], a, w[1]), work))
+    for cl in passes:
+        n = sum(1 for (c, wcl) in work if wcl == cl)
+        bad = sum(1 for (c, wcl), ok in zip(work, oks) if wcl == cl and not ok)
+        print(f"guest-hv{' [' + cl + ']' if cl else ''}: {n - bad} cases ok, {bad} bad")
+    return 1 if not all(oks) else 0
 
 
 if __name__ == "__main__":

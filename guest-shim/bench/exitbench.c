@@ -1,0 +1,220 @@
+/* Exit-cost benchmark (make bench): round trips of the common exits measured
+ * with RDTSC inside a 2-vCPU guest. Under Bochs with "clock: sync=none" the
+ * TSC advances one tick per instruction, so the figures are deterministic
+ * instruction counts ("cycles"). Prints "BENCH <name> <median> <min> <n>"
+ * with the RDTSC pair overhead already subtracted; tools/bench/exitbench.py
+ * turns the lines of an apicv=on and an apicv=off run into a table. */
+#include "guest.h"
+
+const char test_name[] = "exitbench";
+
+#define N          64
+#define VEC_PING   0x50
+#define VEC_PONG   0x51
+#define VEC_SELF   0x52
+#define VEC_TIMER  0x53
+#define MSR_TSCDL  0x6e0
+
+static uint64_t rdtsc_cost;
+static volatile uint32_t pongs, selfs, timers, spin_stop;
+static volatile uint64_t eoi_cost, timer_tsc;
+
+static void sort(uint64_t *a, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j && a[j - 1] > a[j]; j--) {
+			uint64_t t = a[j];
+			a[j] = a[j - 1];
+			a[j - 1] = t;
+		}
+}
+
+/* Median and minimum of n samples, net of the RDTSC pair. */
+static void report(const char *name, uint64_t *s, unsigned n)
+{
+	sort(s, n);
+	for (unsigned i = 0; i < n; i++)
+		s[i] = s[i] > rdtsc_cost ? s[i] - rdtsc_cost : 0;
+	con_printf("BENCH %s %llu %llu %u\n", name, (unsigned long long)s[n / 2],
+		   (unsigned long long)s[0], n);
+}
+
+static void bench_rdtsc(void)
+{
+	uint64_t s[N];
+
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t t0 = rdtsc();
+		s[i] = rdtsc() - t0;
+	}
+	sort(s, N);
+	rdtsc_cost = s[N / 2];
+	con_printf("BENCH rdtsc_pair %llu %llu %u\n", (unsigned long long)s[N / 2],
+		   (unsigned long long)s[0], N);
+}
+
+static void bench_cpuid(void)
+{
+	uint64_t s[N];
+
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t t0 = rdtsc();
+		cpuid(0, 0);
+		s[i] = rdtsc() - t0;
+	}
+	report("cpuid", s, N);
+}
+
+static void bench_uart(void)
+{
+	uint64_t s[N];
+
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t t0 = rdtsc();
+		outb(0x3ff, (uint8_t)i);          /* COM1 scratch register: no output */
+		s[i] = rdtsc() - t0;
+	}
+	report("uart_out", s, N);
+}
+
+static void on_timer(unsigned v)
+{
+	timer_tsc = rdtsc();
+	timers++;
+}
+
+/* HLT woken by the LAPIC timer in TSC-deadline mode: TSC from the deadline
+ * to the handler's first instruction (the exact expiry is known). */
+static void bench_hlt_timer(void)
+{
+	uint64_t s[N / 4];
+
+	if (!(cpuid(1, 0).c & (1u << 24))) {
+		con_printf("BENCH hlt_timer_wake - - 0\n");
+		return;
+	}
+	apic_write(APIC_LVT_TIMER, APIC_TIMER_TSCDL | VEC_TIMER);
+	for (unsigned i = 0; i < N / 4; i++) {
+		uint32_t want = timers + 1;
+		uint64_t dl = rdtsc() + 200000;
+
+		cli();
+		wrmsr(MSR_TSCDL, dl);
+		while (timers < want) {
+			sti_hlt();
+			cli();
+		}
+		sti();
+		s[i] = timer_tsc - dl + rdtsc_cost;   /* report() subtracts it again */
+	}
+	apic_timer_stop();
+	report("hlt_timer_wake", s, N / 4);
+}
+
+static void on_ping(unsigned v)
+{
+	apic_send_ipi(0, VEC_PONG);
+}
+
+static void on_pong(unsigned v)
+{
+	pongs++;
+}
+
+static void ap_spin(unsigned cpu)
+{
+	while (!spin_stop)
+		__asm__ volatile("" ::: "memory");
+}
+
+/* Fixed IPI BSP -> AP, whose handler sends one back: two IPIs, two EOIs. */
+static void ipi_rtt(const char *name)
+{
+	uint64_t s[N / 2];
+
+	for (unsigned i = 0; i < N / 2; i++) {
+		uint32_t want = pongs + 1;
+		uint64_t t0 = rdtsc();
+
+		apic_send_ipi(1, VEC_PING);
+		while (pongs < want)
+			__asm__ volatile("" ::: "memory");
+		s[i] = rdtsc() - t0;
+	}
+	report(name, s, N / 2);
+}
+
+static void on_self(unsigned v)
+{
+	uint64_t t0 = rdtsc();
+
+	apic_eoi();
+	eoi_cost = rdtsc() - t0;
+	selfs++;
+}
+
+/* Self IPI (shorthand / SELF IPI MSR) until its handler ran; the handler
+ * times its own EOI (the library's second EOI finds ISR empty). */
+static void bench_self(const char *ipi_name, const char *eoi_name)
+{
+	uint64_t s[N], e[N];
+
+	for (unsigned i = 0; i < N; i++) {
+		uint32_t want = selfs + 1;
+		uint64_t t0 = rdtsc();
+
+		if (apic_x2_mode)
+			wrmsr(0x83f, VEC_SELF);
+		else
+			apic_send_ipi(0, ICR_SELF | VEC_SELF);
+		while (selfs < want)
+			__asm__ volatile("" ::: "memory");
+		s[i] = rdtsc() - t0;
+		e[i] = eoi_cost;
+	}
+	report(ipi_name, s, N);
+	report(eoi_name, e, N);
+}
+
+static void follow_x2(unsigned cpu)
+{
+	apic_init();
+}
+
+static void bench_ipis(const char *sfx)
+{
+	char a[40], b[40], c[40], d[40];
+
+	fmt_snprintf(a, sizeof(a), "ipi_rtt_halted%s", sfx);
+	fmt_snprintf(b, sizeof(b), "ipi_rtt_running%s", sfx);
+	fmt_snprintf(c, sizeof(c), "self_ipi%s", sfx);
+	fmt_snprintf(d, sizeof(d), "eoi%s", sfx);
+	ipi_rtt(a);                       /* the AP idles in HLT (ap_main) */
+	spin_stop = 0;
+	smp_run_on(1, ap_spin, 0);        /* posted, not waited for: the AP spins */
+	delay_us(1000);
+	ipi_rtt(b);                       /* ... with interrupts on, no exits */
+	spin_stop = 1;
+	delay_us(1000);
+	bench_self(c, d);
+}
+
+void test_main(void)
+{
+	irq_set_handler(VEC_PING, on_ping);
+	irq_set_handler(VEC_PONG, on_pong);
+	irq_set_handler(VEC_SELF, on_self);
+	irq_set_handler(VEC_TIMER, on_timer);
+	bench_rdtsc();
+	bench_cpuid();
+	bench_uart();
+	bench_hlt_timer();
+	if (smp_nr_cpus() < 2 || smp_start_all(NULL)) {
+		test_check("ap_started", false, "the IPI figures need 2 vCPUs");
+		return;
+	}
+	bench_ipis("");
+	if (!apic_x2_enable() && !smp_run_on(1, follow_x2, 500))
+		bench_ipis("_x2apic");
+	test_check("done", true, "all figures printed");
+}

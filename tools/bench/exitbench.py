@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Exit-cost table: boot the exitbench guest (guest-shim/bench/exitbench.c)
+under the hypervisor in Bochs with APIC virtualization on and off, and print
+the guest's RDTSC figures side by side.
+
+Bochs runs with "clock: sync=none" (tools/hvrun_lib/bochs.py): its TSC
+advances one tick per instruction, so the figures are deterministic
+instruction counts ("cycles"); with 2 CPUs the TSC moves in steps of 5.
+
+usage: exitbench.py [--hv build/hv.elf] [--image build/guest/bench/exitbench-64.elf]
+                    [--modes on,off] [--cmdline EXTRA]
+"""
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = re.compile(r"BENCH (\S+) (\S+) (\S+) (\d+)")
+ROWS = [
+    ("cpuid", "CPUID leaf 0, round trip"),
+    ("uart_out", "OUT to the UART (COM1 scratch), round trip"),
+    ("hlt_timer_wake", "HLT woken by LAPIC timer: deadline -> handler"),
+    ("ipi_rtt_halted", "IPI ping-pong, peer in HLT (2 IPIs, 2 EOIs)"),
+    ("ipi_rtt_running", "IPI ping-pong, peer running (2 IPIs, 2 EOIs)"),
+    ("self_ipi", "self IPI (ICR shorthand) -> handler"),
+    ("eoi", "EOI write in the handler"),
+    ("ipi_rtt_halted_x2apic", "x2APIC: IPI ping-pong, peer in HLT"),
+    ("ipi_rtt_running_x2apic", "x2APIC: IPI ping-pong, peer running"),
+    ("self_ipi_x2apic", "x2APIC: SELF IPI MSR -> handler"),
+    ("eoi_x2apic", "x2APIC: EOI MSR write"),
+]
+KVM_CPUID = 1042     # KVM (nested in the same Bochs), /work/shared notes
+
+
+def rel(x):
+    try:
+        return str(Path(x).resolve().relative_to(REPO))
+    except ValueError:
+        return x
+
+
+def run(hv, image, cmdline, timeout):
+    with tempfile.TemporaryDirectory(prefix="exitbench-") as tmp:
+        log = Path(tmp) / "serial.log"
+        argv = [sys.executable, str(REPO / "tools" / "hvrun"), "--emu", "bochs", "--cpus", "2",
+                "--quiet", "--hv", str(hv), "--serial-log", str(log), "--timeout", str(timeout),
+                "--cmdline", cmdline, "--vm", "kind=multiboot vcpus=2 mem=32M",
+                "--image", str(image)]
+        p = subprocess.run(argv, capture_output=True, text=True)
+        serial = log.read_text(errors="replace") if log.exists() else ""
+    figs = {m.group(1): (m.group(2), m.group(3), m.group(4)) for m in BENCH.finditer(serial)}
+    ok = p.returncode == 0 and "exitbench_done PASS" in serial
+    return argv, figs, ok, serial + p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hv", default=str(REPO / "build" / "hv.elf"))
+    ap.add_argument("--image", default=str(REPO / "build" / "guest" / "bench" / "exitbench-64.elf"))
+    ap.add_argument("--modes", default="on,off", help="apicv= values, one run each")
+    ap.add_argument("--cmdline", default="", help="extra hypervisor options")
+    ap.add_argument("--timeout", type=int, default=300)
+    a = ap.parse_args()
+    modes = a.modes.split(",")
+    res, bad = {}, 0
+    for m in modes:
+        cmd = f"apicv={m} {a.cmdline}".strip()
+        argv, figs, ok, out = run(a.hv, a.image, cmd, a.timeout)
+        res[m] = (argv, figs)
+        if not ok:
+            bad += 1
+            print(f"exitbench: apicv={m} run failed; last lines:", file=sys.stderr)
+            print("\n".join(out.splitlines()[-20:]), file=sys.stderr)
+    print("Exit costs in Bochs cycles (TSC with clock sync=none: 1 tick per instruction,")
+    print("steps of 5 with 2 CPUs), median of n guest samples, RDTSC pair subtracted.")
+    hdr = f"{'figure':48s}" + "".join(f"{'apicv=' + m:>12s}" for m in modes) + f"{'n':>5s}"
+    print(hdr)
+    print("-" * len(hdr))
+    for key, label in ROWS:
+        vals = [res[m][1].get(key, ("-", "-", "0")) for m in modes]
+        n = max(int(v[2]) for v in vals)
+        print(f"{label:48s}" + "".join(f"{v[0]:>12s}" for v in vals) + f"{n:>5d}")
+    print(f"{'(reference: CPUID under KVM in the same Bochs)':48s}{KVM_CPUID:>12d}")
+    print("commands (serial log dropped):")
+    for m in modes:
+        argv = res[m][0]
+        i = argv.index("--serial-log")
+        argv = ["python3"] + [rel(x) for x in argv[1:i] + argv[i + 2:]]
+        print("  " + " ".join(shlex.quote(x) for x in argv))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
