@@ -45,3 +45,22 @@ bench-vprof: $(BUILD)/vprof/bench
 
 BENCH_TARGETS += bench-vprof
 .PHONY: bench-vprof
+
+# System test (Bochs): a guest runs busy / halt / PAUSE phases in one profile
+# and the decoded phases must match. Needs the HC_VPROF_* calls wired to
+# VMCALL and the serial sink set (docs/vprofile.md, Integration), so it is
+# not in TEST_TARGETS yet: run `make test-vprof-system`.
+ifdef GUEST_LD
+VPROF_GUEST := $(GUEST_OUT)/vprof/vprof_pattern-64.elf
+$(GUEST_OUT)/vprof/vprof_pattern-64.elf64: $(GUEST_OUT)/obj64/test/vprof/guest_pattern.o \
+		$(GUEST_ENTRY64) $(GUEST_LIB64) $(GUEST_DIR)/lib/guest.ld
+	@mkdir -p $(dir $@)
+	$(GUEST_LD) -m elf_x86_64 -o $@ $(GUEST_ENTRY64) $(GUEST_LIB64) $<
+$(VPROF_GUEST): $(GUEST_OUT)/vprof/vprof_pattern-64.elf64
+	objcopy -O elf32-i386 $< $@
+	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
+vprof-guest: $(VPROF_GUEST)
+test-vprof-system: $(VPROF_GUEST) all
+	@$(PYTHON) test/vprof/system_test.py --image $(VPROF_GUEST) $(VPROF_SYSTEM_ARGS)
+.PHONY: vprof-guest test-vprof-system
+endif

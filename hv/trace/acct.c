@@ -67,8 +67,6 @@ void vp_acct_event(struct vp_acct *a, enum vp_event ev, uint64_t arg, bool on, s
 		acct_spin_end(a, on, now);
 	else if (ev == VPE_SPIN_END && on)
 		a->s.anomalies++;
-	else if (ev == VPE_PLE)
-		vp_spin_ple(a, on, now);
 }
 
 /* Fold the open intervals into the totals (profile stop). */

@@ -57,7 +57,8 @@ void vp_acct_event(struct vp_acct *a, enum vp_event ev, uint64_t arg, bool on, s
 void vp_acct_close(struct vp_acct *a, stime_t now);
 
 /* spin.c: detectors feeding the spinning sub-state (VM lock held). */
-void vp_spin_ple(struct vp_acct *a, bool on, stime_t now);
+void vp_spin_ple(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_acct *a, bool on,
+		 stime_t now);
 void vp_spin_pmu(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_acct *a,
 		 const struct vprof_pmu_sample *s, stime_t now);
 void vp_spin_reset(void);

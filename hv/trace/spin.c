@@ -32,8 +32,10 @@ void vprof_spin_set_pmu(uint32_t bpi_min_permille, uint32_t miss_max_permille,
 	spin_cfg.min_instr = min_instructions;
 }
 
-/* Credit [max(run start, last credit, now - window), now] as PLE spinning. */
-void vp_spin_ple(struct vp_acct *a, bool on, stime_t now)
+/* Credit [max(run start, last credit, now - window), now] as PLE spinning;
+ * the timeline gets the interval as a SPIN_BEGIN/SPIN_END pair. */
+void vp_spin_ple(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_acct *a, bool on,
+		 stime_t now)
 {
 	stime_t from = now - (stime_t)spin_cfg.ple_ns;
 
@@ -45,6 +47,8 @@ void vp_spin_ple(struct vp_acct *a, bool on, stime_t now)
 	a->s.spin_ns += (uint64_t)(now - from);
 	a->s.spin_begins[VPS_PLE]++;
 	a->ple_until = now;
+	vp_record(pcpu, vm, vcpu, VPR_EVENT, VPE_SPIN_BEGIN, VPS_PLE, from);
+	vp_record(pcpu, vm, vcpu, VPR_EVENT, VPE_SPIN_END, VPS_PLE, now);
 }
 
 int vprof_spin_pmu_verdict(const struct vprof_pmu_sample *s)

@@ -155,6 +155,8 @@ void vprof_event(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, st
 	vp_acct_event(a, ev, arg, v->on, now);
 	if (v->on)
 		vp_record(pcpu, vm, vcpu, VPR_EVENT, (uint8_t)ev, arg, now);
+	if (ev == VPE_PLE)
+		vp_spin_ple(pcpu, vm, vcpu, a, v->on, now);
 	spin_unlock(&v->lock);
 }
 

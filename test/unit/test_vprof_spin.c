@@ -60,6 +60,11 @@ START_TEST(test_ple_credit_bounded)
 	ck_assert_uint_eq(s.spin_ns, 550);
 	ck_assert_uint_eq(s.spin_begins[VPS_PLE], 3);
 	ck_assert_uint_le(s.spin_ns, s.state_ns[VP_RUNNING]);
+	/* Each credit is in the timeline as a SPIN_BEGIN/END pair:
+	 * snapshot + start + 2 states + 4 PLE + 3 x 2 spin records. */
+	struct vprof_pcpu_stats p;
+	vprof_pcpu_stats_get(0, &p);
+	ck_assert_uint_eq(p.used, 2 + 2 + 4 + 6);
 }
 END_TEST
 

@@ -94,6 +94,7 @@ def exercise(lines):
     for d in dumps:
         analysis.summarize(d)
         analysis.pcpu_idle_in_window(d)
+        analysis.phases(d)
         report.dump_report(d)
     report.write_csv(dumps, io.StringIO())
     perfetto.validate(perfetto.trace_events(dumps))

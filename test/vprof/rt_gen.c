@@ -111,8 +111,11 @@ int main(int argc, char **argv)
 	vprof_hcall(0, 1, 0, HC_VPROF_START, 0, t);
 	vprof_hcall(0, 0, 0, HC_VPROF_START, 0, t);
 	vprof_hcall(0, 0, 0, HC_VPROF_MARK, 0xfeed, t);
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
+		if (i == n / 2)
+			vprof_hcall(0, 0, 1, HC_VPROF_MARK, 2, t + i * CYCLE);
 		cycle(t + i * CYCLE, i == 0);
+	}
 	t += n * CYCLE;
 	vprof_hcall(0, 0, 0, HC_VPROF_STOP, 0, t);
 	vprof_shutdown(1, t + CYCLE);

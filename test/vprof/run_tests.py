@@ -161,6 +161,25 @@ def expect_command_for_system_tests():
 
 
 @test
+def phases_between_marks():
+    # marks at the start (vCPU 0) and after half the cycles (vCPU 1)
+    d = frames.extract_file(C.log)[0][1]
+    ps = [p for p in analysis.phases(d) if p.length]
+    assert [p.mark for p in ps] == [0xfeed, 2], [p.mark for p in ps]
+    half = C.exp["cycles"] // 2 * C.exp["cycle_ns"]
+    e0 = C.exp["normal"]["vcpus"][0]
+    for p in ps:
+        assert p.length == half
+        for key in ("running", "spin", "blocked", "steal"):
+            assert p.get(key, 0) * 2 == e0[key], (p.index, key, p.get(key, 0), e0[key])
+    rc, out, err = vprof("expect", C.log, "--vm", "0", "--dump", "2", "--phase", "2",
+                         "--vcpu", "1", "--tol", "0.001", "steal=0.4", "blocked=0.3")
+    assert rc == 0, out + err
+    rc, out, _ = vprof("report", C.log)
+    assert "phase 2 (mark 2) 20.000 ms" in out, out
+
+
+@test
 def csv_rows_match():
     rc, out, err = vprof("csv", C.log)
     assert rc == 0, err

@@ -127,3 +127,71 @@ def utilisation(d):
     """CPUs' worth of time this VM ran on average over the window."""
     w = d.window_ns
     return sum(v.state_ns[fmt.RUNNING] for v in d.vcpus.values()) / w if w > 0 else 0.0
+
+
+@dataclass
+class Phase:
+    index: int          # 0 before the first MARK, k after the k-th
+    mark: object        # MARK argument that opened it (None for phase 0)
+    t0: int
+    t1: int
+    state: dict         # vcpu -> [ns per state]
+    spin: dict          # vcpu -> ns
+
+    @property
+    def length(self):
+        return self.t1 - self.t0
+
+    def get(self, key, vcpu=None):
+        """Time of one breakdown key in this phase (one vCPU or all)."""
+        vs = [vcpu] if vcpu is not None else sorted(self.state)
+        tot = 0
+        for v in vs:
+            st, sp = self.state.get(v, [0, 0, 0, 0]), self.spin.get(v, 0)
+            tot += {"running": st[fmt.RUNNING], "compute": st[fmt.RUNNING] - sp, "spin": sp,
+                    "blocked": st[fmt.BLOCKED], "steal": st[fmt.RUNNABLE],
+                    "offline": st[fmt.OFFLINE], "sync": sp + st[fmt.BLOCKED],
+                    "idle": 0}[key]
+        return tot
+
+
+def phases(d):
+    """Split the window at the VM's MARK events (vprofctl mark / HC_VPROF_MARK)
+    and account state and spinning time per piece from the timeline. Phase
+    `sync` counts all blocked time (no sibling split)."""
+    marks = [(t, arg) for t, arg, vm, vcpu, kind, code, pcpu in d.records
+             if vm == d.vm and kind == fmt.REC_EVENT and code == fmt.EV["MARK"]]
+    cuts = [(d.t0, None)] + marks
+    out = [Phase(i, a, t, (cuts[i + 1][0] if i + 1 < len(cuts) else d.t1), {}, {})
+           for i, (t, a) in enumerate(cuts)]
+    state = {i: fmt.OFFLINE for i in d.vcpus}
+    spin_since = {}
+    last = d.t0
+    events = [(t, vcpu, kind, code) for t, arg, vm, vcpu, kind, code, pcpu in d.records
+              if vm == d.vm and (kind == fmt.REC_STATE or code in (fmt.EV["SPIN_BEGIN"], fmt.EV["SPIN_END"]))]
+    for t, vcpu, kind, code in events + [(d.t1, None, None, None)]:
+        _phase_accrue(out, state, spin_since, last, t)
+        last = max(last, t)
+        if kind == fmt.REC_STATE and code < len(fmt.STATES):
+            state[vcpu] = code
+            if code != fmt.RUNNING:
+                spin_since.pop(vcpu, None)
+        elif kind == fmt.REC_EVENT and code == fmt.EV["SPIN_BEGIN"] and state.get(vcpu) == fmt.RUNNING:
+            spin_since.setdefault(vcpu, t)
+        elif kind == fmt.REC_EVENT and code == fmt.EV["SPIN_END"]:
+            spin_since.pop(vcpu, None)
+    return out
+
+
+def _phase_accrue(out, state, spinning, a, b):
+    """Add [a, b) to every phase it overlaps."""
+    if b <= a:
+        return
+    for p in out:
+        lo, hi = max(a, p.t0), min(b, p.t1)
+        if hi <= lo:
+            continue
+        for v, st in state.items():
+            p.state.setdefault(v, [0, 0, 0, 0])[st] += hi - lo
+            if v in spinning:
+                p.spin[v] = p.spin.get(v, 0) + hi - lo

@@ -59,6 +59,21 @@ def _pmu_lines(d):
     return out
 
 
+def _phase_lines(d, s):
+    ps = [p for p in analysis.phases(d) if p.length > 0]
+    if not any(p.mark is not None for p in ps):
+        return []
+    out = ["  phases between MARK events (timeline; sync = spin + all blocked), % of vCPU time:"]
+    if not s.timeline_ok:
+        out.append("    (timeline incomplete: phase figures are partial)")
+    for p in ps:
+        denom = p.length * max(1, len(p.state))
+        vals = " ".join(f"{k} {100.0 * p.get(k) / denom:5.1f}%" for k in
+                        ("compute", "spin", "blocked", "steal", "offline"))
+        out.append(f"    phase {p.index} (mark {p.mark}) {p.length / 1e6:.3f} ms: {vals}")
+    return out
+
+
 def dump_report(d):
     s = analysis.summarize(d)
     status = "complete" if d.complete else "INCOMPLETE"
@@ -82,6 +97,7 @@ def dump_report(d):
     for p, st in sorted(d.pcpus.items()):
         out.append(f"  pcpu {p}: ring {st.used}/{st.cap} records, {st.recorded} offered, "
                    f"{st.lost} lost; idle in window {idle.get(p, 0) / 1e6:.3f} ms")
+    out += _phase_lines(d, s)
     out.append(f"  timeline: {len(d.records)} records for this VM")
     out += [f"  note: {n}" for n in s.notes]
     return "\n".join(out)
