@@ -121,6 +121,22 @@ START_TEST(test_spin_barrier_counts_spin)
 }
 END_TEST
 
+/* `ple T`: a vCPU spinning at a barrier exits (yields) every T of spinning;
+ * with nothing else to run it keeps spinning until released. */
+START_TEST(test_ple_exits)
+{
+	run("pcpus 2\nple 100us\nvm a vcpus=2\nbarrier b 2\n"
+	    "program fast\n compute 1ms\n barrier b spin\nend\n"
+	    "program slow\n compute 6ms\n barrier b spin\nend\n"
+	    "thread a.0 fast\nthread a.1 slow\n");
+	ck_assert_int_eq(S.vcpu[0].spin_time, SIM_MS(5));
+	ck_assert_int_ge(S.vcpu[0].sv.st.nyield, 49);
+	ck_assert_int_le(S.vcpu[0].sv.st.nyield, 50);
+	ck_assert_int_eq(S.vcpu[1].sv.st.nyield, 0);
+	sim_free(&S);
+}
+END_TEST
+
 /* One pCPU, two vCPUs contending for a spinlock held across slice ends:
  * the holder gets preempted with the lock held and the waiter spins. */
 START_TEST(test_lock_holder_preemption)
@@ -194,6 +210,7 @@ int main(void)
 	tcase_add_test(tc, test_spin_then_block);
 	tcase_add_test(tc, test_spin_barrier_counts_spin);
 	tcase_add_test(tc, test_lock_holder_preemption);
+	tcase_add_test(tc, test_ple_exits);
 	tcase_add_test(tc, test_yield_op);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_periodic_duty);

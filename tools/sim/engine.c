@@ -200,17 +200,22 @@ void sim_run(struct sim *s)
 {
 	struct sim_event e;
 
-	while (!s->all_done && simq_pop(&s->q, &e)) {
-		if (e.t > s->duration) {
+	while (!s->all_done) {
+		/* Leave later events queued: sim_run may be resumed with a new
+		 * duration (run-time parameter changes in tests). */
+		if (s->q.n && s->q.h[0].t > s->duration) {
 			s->now = s->duration;
 			break;
 		}
+		if (!simq_pop(&s->q, &e))
+			break;
 		s->now = e.t;
 		s->nevents++;
 		sim_dispatch(s, &e);
 	}
-	if (!s->end)
-		s->end = s->all_done ? s->now : s->duration;
+	if (!s->all_done)
+		s->now = s->duration;   /* also when nothing was left to happen */
+	s->end = s->now;
 	for (int i = 0; i < s->nvcpus; i++)
 		if (s->vcpu[i].pcpu >= 0)
 			guest_sync(s, &s->vcpu[i]);

@@ -55,6 +55,8 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 		v->spin_time += dt;
 		if (t->spin_left != STIME_MAX)
 			t->spin_left -= dt;
+		if (t->ple_left != STIME_MAX)
+			t->ple_left -= dt;
 	}
 }
 
@@ -137,9 +139,10 @@ static void lock_unlock(struct sim *s, struct sim_thread *t, int li)
 }
 
 /* Start waiting; returns the step result for the wait mode. */
-static enum step wait_begin(struct sim_thread *t, const struct sim_op *op)
+static enum step wait_begin(struct sim_thread *t, const struct sim_op *op, stime_t s_ple)
 {
 	t->spin_left = op->mode == WAIT_SPIN_BLOCK ? op->spin : STIME_MAX;
+	t->ple_left = s_ple;
 	t->state = op->mode == WAIT_BLOCK ? T_BLOCKED : T_WAIT_SPIN;
 	return op->mode == WAIT_BLOCK ? LEFT_CPU : NEED_TIME;
 }
@@ -192,7 +195,7 @@ static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op,
 		return -1;
 	}
 	*in_op = true;
-	return wait_begin(t, op);
+	return wait_begin(t, op, s->ple ? s->ple : STIME_MAX);
 }
 
 /* Run t's program at the current instant until it needs CPU time or leaves. */
@@ -273,8 +276,9 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 		at = s->now + t->left;
 	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
 		at = s->now;               /* released while off the pCPU */
-	} else if (t->state == T_WAIT_SPIN && t->spin_left != STIME_MAX) {
-		at = s->now + MAX(t->spin_left, (stime_t)0);
+	} else if (t->state == T_WAIT_SPIN &&
+		   (t->spin_left != STIME_MAX || t->ple_left != STIME_MAX)) {
+		at = s->now + MAX(MIN(t->spin_left, t->ple_left), (stime_t)0);
 	}
 	if (t && v->rq_head)
 		at = MIN(at, MAX(v->gslice_end, s->now));
@@ -300,6 +304,14 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		}
 		if (!v->cur) {
 			sched_block(&v->sv, s->now);   /* idle guest: HLT */
+			engine_resched(s, v->pcpu);
+			return;
+		}
+		if (v->cur->state == T_WAIT_SPIN && v->cur->waiting_on >= 0 &&
+		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
+			/* PAUSE-loop exit: the hypervisor sees a spinning vCPU. */
+			v->cur->ple_left = s->ple;
+			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_PLE, s->now);
 			engine_resched(s, v->pcpu);
 			return;
 		}

@@ -34,7 +34,7 @@ double sim_vm_cpu_ms(struct sim *s, struct sim_vm *vm)
 static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched_vcpu_stats *st)
 {
 	fprintf(f, "vcpu vm=%s id=%d running_ms=%.3f runnable_ms=%.3f blocked_ms=%.3f "
-		"offline_ms=%.3f spin_ms=%.3f preempt=%llu yield=%llu block=%llu wake=%llu "
+		"offline_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu block=%llu wake=%llu "
 		"migrate=%llu lhp=%llu lwp=%llu wake_lat_max_us=%.1f wake_lat_avg_us=%.1f\n",
 		s->vm[v->vm].name, v->id, NS2MS(st->time[SCHED_RUNNING]),
 		NS2MS(st->time[SCHED_RUNNABLE]), NS2MS(st->time[SCHED_BLOCKED]),
@@ -63,7 +63,7 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 		runnable += NS2MS(st.time[SCHED_RUNNABLE]);
 	}
 	fprintf(f, "vm name=%s vcpus=%d weight=%u cap=%u done=%d completion_ms=%.3f cpu_ms=%.3f "
-		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yield=%llu lhp=%llu\n",
+		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu\n",
 		vm->name, vm->nvcpus, vm->prm.weight, vm->prm.cap,
 		vm->nthreads && vm->ndone == vm->nthreads, vm->done_at ? NS2MS(vm->done_at) : -1.0,
 		cpu, s->end ? cpu / (NS2MS(s->end) * s->npcpus) : 0.0, runnable, spin,

@@ -70,6 +70,7 @@ struct sim_thread {
 	bool in_op;               /* current op started */
 	stime_t left;             /* compute remaining in current op */
 	stime_t spin_left;        /* spin budget for spin-then-block */
+	stime_t ple_left;         /* spinning left before a PAUSE-loop exit */
 	stime_t last_burst;
 	int waiting_on;           /* barrier/lock index or -1 */
 	bool wait_is_lock;
@@ -129,6 +130,7 @@ struct sim {
 	stime_t now, end, duration;
 	uint64_t seed, rng;
 	stime_t kick_lat, gslice;
+	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */
 	char policy[32];
 	int npcpus;
 	struct sim_pcpu *pcpu;

@@ -383,6 +383,8 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		return parse_time(tok[1], &s->duration) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "guest_slice") && n == 2)
 		return parse_time(tok[1], &s->gslice) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "ple") && n == 2)
+		return parse_time(tok[1], &s->ple) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "kick_latency") && n == 2)
 		return parse_time(tok[1], &s->kick_lat) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "expect"))
