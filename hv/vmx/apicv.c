@@ -147,7 +147,7 @@ void apicv_config_changed(struct vcpu *v)
 
 /* xAPIC: APIC-access page; x2APIC: virtualize x2APIC mode and its MSR bitmap;
  * APIC disabled: neither (SDM §30.2, §30.5). */
-static void mode_switch(struct vcpu *v, struct apicv_vcpu *a, uint8_t mode)
+static __attribute__((noinline)) void mode_switch(struct vcpu *v, struct apicv_vcpu *a, uint8_t mode)
 {
 	struct apicv_vm *s = slot_find(v->vm);
 	uint32_t p2 = a->proc2 & ~(PROC2_VIRT_APIC_ACCESS | PROC2_VIRT_X2APIC);
@@ -178,7 +178,7 @@ static uint8_t lapic_mode(const struct vcpu *v)
 	}
 }
 
-static void eoi_bitmap_update(struct vcpu *v, struct apicv_vcpu *a)
+static __attribute__((noinline)) void eoi_bitmap_update(struct vcpu *v, struct apicv_vcpu *a)
 {
 	uint64_t bm[4];
 
@@ -206,10 +206,11 @@ bool apicv_entry(struct vcpu *v)
 		vmcs_write32(VMCS_TPR_THRESHOLD, apicv_calc_tpr_threshold(v->apic_page));
 		return false;
 	}
-	/* RVI from the page: another pCPU may have set IRR (no posted interrupts);
-	 * written every entry because the CPU changes RVI/SVI in the VMCS itself. */
+	/* RVI from the page: another pCPU may have set IRR (no posted interrupts).
+	 * Compared with the VMCS, not a cached copy: the CPU changes RVI/SVI itself. */
 	st = apicv_calc_intr_status(v->apic_page);
-	vmcs_write16(VMCS_GUEST_INTR_STATUS, st);
+	if (st != vmcs_read16(VMCS_GUEST_INTR_STATUS))
+		vmcs_write16(VMCS_GUEST_INTR_STATUS, st);
 	/* A new vector to deliver: its trigger mode (TMR, IOAPIC entry) is known now. */
 	if ((uint8_t)st && ((uint8_t)st != a->last_rvi || a->eoi_dirty)) {
 		eoi_bitmap_update(v, a);

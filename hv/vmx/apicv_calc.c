@@ -2,38 +2,16 @@
  * virtual-APIC page and the x2APIC MSR bitmap. SDM vol. 3C ch. 30. */
 #include "vmx/apicv_calc.h"
 
-#define PAGE_ISR 0x100u
 #define PAGE_TMR 0x180u
-#define PAGE_IRR 0x200u
+#define PAGE_IRR 0x200u   /* as in apicv_calc_intr_status() */
 #define PAGE_TPR 0x080u
 
 #define RTE_LEVEL_BIT  (1ull << 15)
 #define RTE_DM(r)      (((r) >> 8) & 7)
 
-/* 256-bit registers: eight 32-bit words, 16 bytes apart (SDM §30.1.1).
- * Runs before every VM entry, mostly on empty registers: the words are ORed
- * in straight-line code first (Bochs counts every instruction). */
-static int vec_highest(const uint32_t *page, unsigned base)
-{
-	const volatile uint32_t *r = page + base / 4;
-	uint32_t w[8] = { r[0], r[4], r[8], r[12], r[16], r[20], r[24], r[28] };
-
-	if (!(w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]))
-		return 0;
-	for (int i = 7; i > 0; i--)
-		if (w[i])
-			return i * 32 + 31 - __builtin_clz(w[i]);
-	return 31 - __builtin_clz(w[0]);
-}
-
-uint16_t apicv_calc_intr_status(const uint32_t *page)
-{
-	return (uint16_t)(vec_highest(page, PAGE_ISR) << 8 | vec_highest(page, PAGE_IRR));
-}
-
 uint8_t apicv_calc_tpr_threshold(const uint32_t *page)
 {
-	unsigned irr_class = (unsigned)vec_highest(page, PAGE_IRR) >> 4;
+	unsigned irr_class = (unsigned)apicv_calc_vec_highest(page, PAGE_IRR) >> 4;
 	unsigned tpr_class = (READ_ONCE(page[PAGE_TPR / 4]) >> 4) & 0xf;
 
 	return irr_class && irr_class <= tpr_class ? (uint8_t)irr_class : 0;
