@@ -167,7 +167,7 @@ def check(text, cpus, runs):
         errs.append(f"guest saw {m[1]} CPUs, wanted {cpus}")
     results = re.findall(r"^RESULT (\S+) (.*)$", text, re.M)
     for r in runs:
-        name = r.split()[0]
+        name = r.replace(",", " ").split()[0]
         if not any(n == name for n, _ in results):
             errs.append(f"no RESULT line for '{r}'")
     for n, rest in results:
