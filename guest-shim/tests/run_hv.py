@@ -5,7 +5,8 @@ Each case boots hv.elf with one or two VMs and judges the serial output:
   normal images: a SUMMARY line with failed=0 and no TEST ... FAIL line;
   eptfar: the VM prints "eptfar: touching" and must be stopped there (no
           eptfar_stopped line, no SUMMARY from it);
-  triple: VM 0 (triple) prints "triple:" and ends, VM 1 (timer) passes.
+  triple: VM 0 (triple) prints "triple:" and ends, VM 1 (timer) passes;
+  exitbench (guest-shim/bench): like a normal image.
 hvrun statuses 2 (panic), 124 (timeout), 125 (emulator) always fail.
 `make test` runs it through `make test-guest-hv`.
 
@@ -48,6 +49,10 @@ def cases(all_forms):
                         [(f'kind={kind} vcpus={v} mem=32M cmdline="test={t}"', img)], t))
     out.append(("eptfar-64.elf", 1, [("kind=multiboot vcpus=1 mem=32M", GUEST / "eptfar-64.elf")],
                 "eptfar"))
+    # The exit-cost guest of make bench: its level-triggered EOI check (the
+    # EOI-exit bitmap with APICv) and its figures must complete.
+    out.append(("exitbench-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M",
+                                         GUEST / "bench" / "exitbench-64.elf")], "exitbench"))
     out.append(("triple+timer", 2, [("kind=multiboot vcpus=1 mem=32M", GUEST / "triple.elf"),
                                     ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")],
                 "triple"))
