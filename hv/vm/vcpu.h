@@ -6,6 +6,7 @@
 #include "dev/vlapic.h"
 #include "vmx/exit_reasons.h"
 #include "vmx/fpu.h"
+#include "vmx/kvm_pv.h"
 
 struct vm;
 
@@ -38,6 +39,7 @@ struct vcpu {
 	void *apic_page;                   /* vLAPIC registers = virtual-APIC page */
 	struct vlapic lapic;
 	struct fpu_state fpu;              /* x87/SSE/AVX state and XCR0 */
+	struct kvm_pv_vcpu kvm;            /* KVM PV: kvmclock, steal time, kicks */
 	struct vcpu *next_on_pcpu;         /* simple per-pCPU run list */
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];

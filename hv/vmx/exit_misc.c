@@ -6,6 +6,7 @@
 #include "vm/vm.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "vmx/kvm_pv.h"
 #include "hypercall.h"
 #include "log.h"
 
@@ -87,6 +88,8 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 		else
 			vmcs_write64(VMCS_TSC_OFFSET, *val - rdtsc());
 		return 0;
+	case MSR_H_KVM:
+		return kvm_pv_msr(v, msr, write, val);
 	default:
 		return -1;
 	}

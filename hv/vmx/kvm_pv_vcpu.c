@@ -1,0 +1,85 @@
+/* KVM PV state of a vCPU: binds kvm_pv.c to struct vcpu, guest RAM, the TSC
+ * and the scheduler's hooks. Guest TSC = host TSC (TSC offset 0, invariant
+ * TSC), so kvmclock's system time is host ns since the hypervisor booted,
+ * scaled from tsc_hz; the wall clock at system time 0 is the RTC's. */
+#include "vmx/kvm_pv.h"
+#include "vm/vm.h"
+#include "vm/gmem.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/time.h"
+
+static struct kvm_pvclock_scale pvclock_scale;
+static volatile bool pvclock_scale_ready;
+
+static struct kvm_pvclock_scale scale_get(void)
+{
+	/* tsc_hz is fixed after boot: a race here computes the same value twice. */
+	if (!READ_ONCE(pvclock_scale_ready)) {
+		if (kvm_pvclock_scale_init(tsc_hz, &pvclock_scale))
+			kvm_pvclock_scale_init(1000000000ull, &pvclock_scale);
+		WRITE_ONCE(pvclock_scale_ready, true);
+	}
+	return pvclock_scale;
+}
+
+static void *map_gpa(void *ctx, uint64_t gpa, uint64_t len)
+{
+	return gpa_to_hva(ctx, gpa, len);
+}
+
+static void env_get(struct vcpu *v, struct kvm_pv_env *e)
+{
+	*e = (struct kvm_pv_env){
+		.map = map_gpa, .ctx = v->vm, .features = v->vm->cpuid.kvm_features,
+		.tsc = rdtsc(), .tsc_epoch = time_ns_to_tsc(0), .scale = scale_get(),
+		.wall_ns_at_epoch = v->vm->devs.pc.rtc.base_ns,
+	};
+}
+
+int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
+{
+	struct kvm_pv_env e;
+
+	if (!write)
+		return kvm_pv_msr_read(&v->kvm, v->vm->cpuid.kvm_features, msr, val);
+	env_get(v, &e);
+	return kvm_pv_msr_write(&v->kvm, &e, msr, *val);
+}
+
+void kvm_pv_vcpu_sched_in(struct vcpu *v)
+{
+	struct kvm_pv_vcpu *k = &v->kvm;
+
+	if (k->clock) {
+		kvm_pvclock_publish(k->clock, rdtsc(), time_ns_to_tsc(0), scale_get());
+		k->clock_updates++;
+	}
+	kvm_pv_preempted_set(k, false);
+	kvm_steal_publish(k);
+}
+
+void kvm_pv_steal_update(struct vcpu *v, uint64_t steal_ns)
+{
+	v->kvm.steal_ns = steal_ns;
+	kvm_steal_publish(&v->kvm);
+}
+
+void kvm_pv_set_preempted(struct vcpu *v, bool preempted)
+{
+	kvm_pv_preempted_set(&v->kvm, preempted);
+}
+
+bool kvm_pv_tlb_flush_take(struct vcpu *v)
+{
+	return __atomic_exchange_n(&v->kvm.flush_tlb, false, __ATOMIC_SEQ_CST);
+}
+
+bool kvm_pv_unhalt_pending(struct vcpu *v)
+{
+	return READ_ONCE(v->kvm.pv_unhalted);
+}
+
+void kvm_pv_unhalt_clear(struct vcpu *v)
+{
+	WRITE_ONCE(v->kvm.pv_unhalted, false);
+}
