@@ -54,8 +54,13 @@ def load_specs(opts):
 def prebuild(specs):
     """Run the make targets the specs need (guest images), once each."""
     targets = sorted({t for s in specs for t in s.d.get('make', [])})
-    if targets:
-        subprocess.run(['make', '--no-print-directory'] + targets, cwd=REPO, check=True)
+    if not targets:
+        return True
+    p = subprocess.run(['make', '--no-print-directory'] + targets, cwd=REPO,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode:
+        print(f'FAIL make {" ".join(targets)} (exit {p.returncode}):\n{p.stdout[-3000:]}')
+    return p.returncode == 0
 
 
 def run_one(spec, opts):
@@ -88,8 +93,10 @@ def main(argv=None):
     opts = parse_args(argv)
     Path(opts.out).mkdir(parents=True, exist_ok=True)
     specs, bad = load_specs(opts)
-    prebuild(specs)
     passed = failed = 0
+    if not prebuild(specs):
+        print(f'system: 0 passed, {len(specs) + len(bad)} failed')
+        return 1
     for name, why in bad:
         print(f'FAIL {name}: bad spec: {why}', flush=True)
         failed += 1
