@@ -4,7 +4,8 @@ check what /init printed: the CPU count, one RESULT line per workload (bartest
 with ok=1) and the final "HVLINUX DONE ... failed=0" marker.
 
 QEMU TCG boots the bzImage directly (-kernel/-initrd); Bochs needs a BIOS, so
-it boots a GRUB ISO. "--emu direct" is the hypervisor's own path without VT-x:
+it boots a GRUB ISO. "--emu hv" boots the kernel as a VM under the
+hypervisor in Bochs through tools/hvrun. "--emu direct" is the hypervisor's own path without VT-x:
 tools/linux/bzload runs load_bzimage() and the guest ACPI/MP table builder on
 the host, and QEMU starts from that RAM image through romstub (no firmware). The run ends when the guest resets (QEMU -no-reboot) or,
 at the latest, a few seconds after the DONE marker (Bochs loops on reset).
@@ -36,8 +37,13 @@ def default_runs(cpus):
             "interfere intermittent 60", "latprobe 1000 20"]
 
 
-def cmdline_for(runs, extra):
-    return " ".join([BASE_CMDLINE] + [f'hv.run="{r}"' for r in runs] + extra)
+def cmdline_for(runs, extra, commas=False):
+    """Commas instead of quotes where the cmdline sits in a module string."""
+    if commas:
+        runs = ["hv.run=" + r.replace(" ", ",") for r in runs]
+    else:
+        runs = [f'hv.run="{r}"' for r in runs]
+    return " ".join([BASE_CMDLINE] + runs + extra)
 
 
 def qemu_argv(a, cpus, cmdline, serial):
@@ -104,6 +110,17 @@ def direct_argv(a, cpus, cmdline, serial, work):
             "-monitor", "none", "-serial", f"file:{serial}", "-no-reboot"] + res.stdout.split()
 
 
+def hv_argv(a, cpus, cmdline, serial, work):
+    """The guest as vm0 under build/hv.elf in Bochs; hvrun ends the run when
+    the VM does. Host RAM 512M: a 128M guest needs contiguous host memory."""
+    vm = f'kind=linux vcpus={cpus} mem={a.guest_mem}M cmdline="{cmdline}"'
+    return [sys.executable, "tools/hvrun", "--emu", "bochs", "--cpus", str(cpus),
+            "--mem", "512M", "--bochs-cpu", a.bochs_cpu, "--ips", "50000000",
+            "--hv", a.hv, "--quiet", "--serial-log", str(serial), "--timeout",
+            str(int(a.timeout)), "--workdir", str(work / "hvrun"), "--vm", vm,
+            "--image", a.kernel, "--initrd", a.initrd]
+
+
 def bochs_argv(a, cpus, cmdline, serial, work):
     iso = bochs_iso(a, cmdline, work)
     rc = work / "bochsrc"
@@ -113,11 +130,12 @@ def bochs_argv(a, cpus, cmdline, serial, work):
     return ["bochs", "-q", "-f", str(rc), "-rc", str(work / "cont.rc")]
 
 
-def spawn(argv, emu):
+def spawn(argv, emu, work):
     """Start the emulator; Bochs's term display gets a private pty."""
     if emu != "bochs":
-        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE), None
+        with open(work / "stderr.log", "wb") as err:
+            return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=err), None
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 25, 80, 0, 0))
     os.set_blocking(master, False)
@@ -136,8 +154,8 @@ def drain(fd):
             return
 
 
-def wait_done(p, master, serial, timeout):
-    """Wait for the emulator to exit, or stop it shortly after the marker."""
+def wait_done(p, master, serial, timeout, grace=5):
+    """Wait for the emulator to exit, or stop it `grace` s after the marker."""
     start, done_at = time.monotonic(), None
     while p.poll() is None:
         drain(master)
@@ -145,7 +163,7 @@ def wait_done(p, master, serial, timeout):
         if done_at is None and "HVLINUX DONE" in text:
             done_at = time.monotonic()
         now = time.monotonic()
-        if (done_at and now - done_at > 5) or now - start > timeout:
+        if (done_at and now - done_at > grace) or now - start > timeout + 30:
             p.send_signal(signal.SIGTERM)
             try:
                 p.wait(5)
@@ -183,25 +201,32 @@ def check(text, cpus, runs):
 
 def boot_one(a, cpus, work):
     runs = a.run or default_runs(cpus)
-    cmdline = cmdline_for(runs, a.append)
+    cmdline = cmdline_for(runs, a.append, commas=a.emu == "hv")
     serial = work / "serial.log"
     if a.emu == "qemu":
         argv = qemu_argv(a, cpus, cmdline, serial)
     elif a.emu == "direct":
         argv = direct_argv(a, cpus, cmdline, serial, work)
+    elif a.emu == "hv":
+        argv = hv_argv(a, cpus, cmdline, serial, work)
     else:
         argv = bochs_argv(a, cpus, cmdline, serial, work)
-    p, master = spawn(argv, a.emu)
-    wall, _ = wait_done(p, master, serial, a.timeout)
+    p, master = spawn(argv, a.emu, work)
+    wall, _ = wait_done(p, master, serial, a.timeout, 60 if a.emu == "hv" else 5)
     if master is not None:
         os.close(master)
     text = serial.read_text(errors="replace") if serial.exists() else ""
+    if a.emu == "hv":   # the hypervisor prefixes guest lines with "[vm0] "
+        text = re.sub(r"^\[vm\d+\] ", "", text, flags=re.M)
+        if p.returncode:
+            print(f"  hvrun exit status {p.returncode}")
     errs = check(text, cpus, runs)
     return text, errs, wall
 
 
 def report(a, cpus, text, errs, wall):
-    name = f"linux-bare-{a.emu}-smp{cpus}"
+    name = {"qemu": "linux-bare-qemu", "bochs": "linux-bare-bochs",
+            "direct": "linux-direct-qemu", "hv": "linux-hv-bochs"}[a.emu] + f"-smp{cpus}"
     for line in text.splitlines():
         if line.startswith(("RESULT", "HVLINUX")) or (a.verbose and line):
             print(f"  {line}")
@@ -222,9 +247,46 @@ def report(a, cpus, text, errs, wall):
           (": " + "; ".join(errs) if errs else ""))
 
 
+def run_all(a):
+    """Boot once per --cpus; return (failures, {cpus: guest seconds to /init})."""
+    failed, to_init = 0, {}
+    for cpus in a.cpus or [2]:
+        work = Path(tempfile.mkdtemp(prefix=f"linux-{a.emu}-{cpus}-"))
+        try:
+            text, errs, wall = boot_one(a, cpus, work)
+            report(a, cpus, text, errs, wall)
+            failed += bool(errs)
+            m = re.search(r"HVLINUX BOOT cpus=\d+ uptime_s=([\d.]+)", text)
+            if m and not errs:
+                to_init[cpus] = float(m[1])
+        finally:
+            if a.keep:
+                Path(a.keep).mkdir(parents=True, exist_ok=True)
+                for f in ("serial.log", "bochs.log", "stderr.log"):
+                    if (work / f).exists():
+                        shutil.copyfile(work / f, Path(a.keep) / f"{a.emu}-smp{cpus}-{f}")
+            shutil.rmtree(work, ignore_errors=True)
+    return failed, to_init
+
+
+def bench_ratio(a):
+    """Guest seconds to /init under the hypervisor over bare Bochs (both with
+    clock: sync=none, so both count emulated instructions)."""
+    a.emu = "bochs"
+    f1, bare = run_all(a)
+    a.emu = "hv"
+    f2, hv = run_all(a)
+    for cpus in sorted(set(bare) & set(hv)):
+        print(f"BENCH linux-boot-ratio cpus={cpus} hv_s={hv[cpus]:.2f} bare_s={bare[cpus]:.2f} "
+              f"hv/bare={hv[cpus] / bare[cpus]:.2f}")
+    return 1 if f1 or f2 else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--emu", choices=["qemu", "direct", "bochs"], default="qemu")
+    ap.add_argument("--emu", choices=["qemu", "direct", "bochs", "hv"], default="qemu")
+    ap.add_argument("--hv", default="build/hv.elf")
+    ap.add_argument("--guest-mem", type=int, default=128, help="MiB, --emu hv")
     ap.add_argument("--bzload", default="build/linux/bzload")
     ap.add_argument("--romstub", default="build/linux/romstub.bin")
     ap.add_argument("--cpus", type=int, action="append")
@@ -236,23 +298,14 @@ def main():
     ap.add_argument("--bochs-cpu", default="corei7_haswell_4770")
     ap.add_argument("--timeout", type=float, default=None)
     ap.add_argument("--keep", help="directory to keep serial logs in")
+    ap.add_argument("--bench-ratio", action="store_true",
+                    help="boot in bare Bochs and under the hypervisor, print the ratio")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
-    a.timeout = a.timeout or (600 if a.emu == "bochs" else 120)
-    failed = 0
-    for cpus in a.cpus or [2]:
-        work = Path(tempfile.mkdtemp(prefix=f"linux-{a.emu}-{cpus}-"))
-        try:
-            text, errs, wall = boot_one(a, cpus, work)
-            report(a, cpus, text, errs, wall)
-            failed += bool(errs)
-        finally:
-            if a.keep:
-                Path(a.keep).mkdir(parents=True, exist_ok=True)
-                for f in ("serial.log", "bochs.log"):
-                    if (work / f).exists():
-                        shutil.copyfile(work / f, Path(a.keep) / f"{a.emu}-smp{cpus}-{f}")
-            shutil.rmtree(work, ignore_errors=True)
+    a.timeout = a.timeout or (120 if a.emu in ("qemu", "direct") else 600)
+    if a.bench_ratio:
+        return bench_ratio(a)
+    failed, _ = run_all(a)
     return 1 if failed else 0
 
 
