@@ -7,6 +7,7 @@
 #include "vm/gmem.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
+#include "log.h"
 
 static struct kvm_pvclock_scale pvclock_scale;
 static volatile bool pvclock_scale_ready;
@@ -38,12 +39,21 @@ static void env_get(struct vcpu *v, struct kvm_pv_env *e)
 
 int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 {
+	struct kvm_pv_vcpu *k = &v->kvm;
+	bool clock = k->clock, steal = k->steal;
 	struct kvm_pv_env e;
+	int r;
 
 	if (!write)
-		return kvm_pv_msr_read(&v->kvm, v->vm->cpuid.kvm_features, msr, val);
+		return kvm_pv_msr_read(k, v->vm->cpuid.kvm_features, msr, val);
 	env_get(v, &e);
-	return kvm_pv_msr_write(&v->kvm, &e, msr, *val);
+	r = kvm_pv_msr_write(k, &e, msr, *val);
+	/* One line when a record is switched on: the evidence a guest uses it. */
+	if (!clock && k->clock)
+		pr_info("%s: vcpu%u: kvmclock at gpa %#lx\n", v->vm->p.name, v->id, *val);
+	if (!steal && k->steal)
+		pr_info("%s: vcpu%u: KVM steal time at gpa %#lx\n", v->vm->p.name, v->id, *val);
+	return r;
 }
 
 void kvm_pv_vcpu_sched_in(struct vcpu *v)
