@@ -12,8 +12,8 @@
 
 LINUX_OUT     := $(BUILD)/linux
 LINUX_FRAG    := guest-shim/linux/guest.config
-# Every guest-shim/linux/src/*.c is one static program in the initramfs /bin.
-LINUX_PROGS   := $(sort $(notdir $(basename $(wildcard guest-shim/linux/src/*.c))))
+# Other areas add their own guest tools by appending to LINUX_BINS (mk/kvm.mk).
+LINUX_PROGS   := bartest hog interfere latprobe
 LINUX_BINS    := $(addprefix $(LINUX_OUT)/bin/,$(LINUX_PROGS))
 LINUX_WL_CC   := $(shell command -v musl-gcc >/dev/null 2>&1 && echo musl-gcc || echo $(HOSTCC))
 LINUX_BUSYBOX ?= /bin/busybox

@@ -59,7 +59,7 @@ def build(args):
     for applet in busybox_applets(args.busybox):
         if applet != "busybox":
             c.add("bin/" + applet, stat.S_IFLNK | 0o777, b"busybox")
-    for path in sorted(args.bin):
+    for path in sorted(set(args.bin)):
         with open(path, "rb") as f:
             c.add("bin/" + os.path.basename(path), stat.S_IFREG | 0o755, f.read())
     with open(args.init, "rb") as f:
