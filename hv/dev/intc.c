@@ -106,7 +106,7 @@ void vintc_init(struct vintc *ic, const struct dev_host *host,
 	};
 	ic->ioapic_ops = (struct vioapic_ops){ .deliver = cb_ioapic_deliver, .ctx = ic };
 	ic->ioapic_base = GUEST_IOAPIC_BASE;
-	vioapic_init(&ic->ioapic, VINTC_IOAPIC_ID, &ic->ioapic_ops);
+	vioapic_init(&ic->ioapic, 0, &ic->ioapic_ops);
 	vpic_init(&ic->pic);
 }
 
@@ -119,6 +119,7 @@ int vintc_add_vcpu(struct vintc *ic, unsigned vcpu, struct vlapic *l, void *apic
 	spin_lock(&ic->lock);
 	ic->lapic[vcpu] = l;
 	ic->nr_vcpus = vcpu + 1;
+	ic->ioapic.id = (uint8_t)(ic->nr_vcpus & 0xf);   /* 4-bit ID (82093AA §3.2.1) */
 	spin_unlock(&ic->lock);
 	return 0;
 }

@@ -13,8 +13,9 @@
 #include "spinlock.h"
 
 #define VINTC_MAX_VCPUS 64
-#define VINTC_IOAPIC_ID 0          /* the MADT must give the IOAPIC this ID ... */
-#define VINTC_IOAPIC_GSI_BASE 0    /* ... and GSI base 0 */
+/* The IOAPIC's ID is the vCPU count (after the LAPIC IDs 0..n-1), as the
+ * guest's MADT and MP table say (acpi_tables.h); its GSI base is 0. */
+#define VINTC_IOAPIC_GSI_BASE 0
 
 typedef stime_t (*vintc_tsc_to_ns_fn)(void *ctx, uint64_t guest_tsc);
 
@@ -38,7 +39,8 @@ struct vintc {
 void vintc_init(struct vintc *ic, const struct dev_host *host,
 		vintc_tsc_to_ns_fn tsc_to_ns, void *tsc_ctx);
 /* Attach vCPU `vcpu` (vCPUs are attached in order 0, 1, ...): the vLAPIC and
- * its 4 KiB aligned register page (later the virtual-APIC page). 0 or -EINVAL. */
+ * its 4 KiB aligned register page (later the virtual-APIC page). 0 or -EINVAL.
+ * Also sets the IOAPIC ID to the new vCPU count. */
 int vintc_add_vcpu(struct vintc *ic, unsigned vcpu, struct vlapic *l, void *apic_page);
 
 /* irq_line_fn for devices: ISA IRQ n -> PIC input n and IOAPIC pin n, except

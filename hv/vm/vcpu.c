@@ -134,7 +134,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	bool r;
 
 	spin_lock(&v->vm->lock);
-	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0 || READ_ONCE(v->lapic.nmi_pending);
 	spin_unlock(&v->vm->lock);
 	return r;
 }

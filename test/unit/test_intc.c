@@ -208,6 +208,7 @@ START_TEST(test_ioapic_routing)
 {
 	setup();
 	ck_assert_uint_eq(ioapic_rd(IOAPIC_REG_VER), 0x00170011);
+	ck_assert_uint_eq(ioapic_rd(IOAPIC_REG_ID), (uint32_t)NV << 24);   /* as the MADT */
 	ioapic_wr(0x14, 0x30);                    /* pin 2 (PIT via override) -> vCPU 0 */
 	ioapic_wr(0x15, 0x00000000);
 	ioapic_wr(0x19, 0x01000000);              /* pin 4 (COM1) -> vCPU 1 */
