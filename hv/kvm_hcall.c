@@ -41,10 +41,16 @@ HCALL_REGISTER(KVM_HC_KICK_CPU, kvm_hc_kick_cpu);
 static int64_t kvm_hc_send_ipi(struct vcpu *v, uint64_t lo, uint64_t hi, uint64_t min,
 			       uint64_t icr)
 {
+	int64_t r;
+
 	if (!offered(v, KVM_FEATURE_PV_SEND_IPI))
 		return -KVM_ENOSYS;
 	v->kvm.ipis++;
-	return kvm_pv_send_ipi(&v->vm->devs.intc, lo, hi, min, icr);
+	/* The VM lock, as around an ICR write (exit_misc.c): injection runs under it. */
+	spin_lock(&v->vm->lock);
+	r = kvm_pv_send_ipi(&v->vm->devs.intc, lo, hi, min, icr);
+	spin_unlock(&v->vm->lock);
+	return r;
 }
 HCALL_REGISTER(KVM_HC_SEND_IPI, kvm_hc_send_ipi);
 

@@ -15,10 +15,12 @@ uint32_t kvm_pv_features(void)
 {
 	uint32_t f = BIT(KVM_FEATURE_CLOCKSOURCE) | BIT(KVM_FEATURE_CLOCKSOURCE2) |
 		     BIT(KVM_FEATURE_CLOCKSOURCE_STABLE_BIT) | BIT(KVM_FEATURE_NOP_IO_DELAY) |
-		     BIT(KVM_FEATURE_STEAL_TIME) | BIT(KVM_FEATURE_PV_SEND_IPI);
+		     BIT(KVM_FEATURE_STEAL_TIME);
 
 	/* PV EOI is not offered: with virtual-interrupt delivery EOIs do not exit
 	 * anyway, and without it the vLAPIC would need an EOI hook per entry. */
+	if (KVM_PV_OFFER_SEND_IPI)
+		f |= BIT(KVM_FEATURE_PV_SEND_IPI);
 	if (KVM_PV_HOOK_UNHALT)
 		f |= BIT(KVM_FEATURE_PV_UNHALT);
 	if (KVM_PV_HOOK_TLB_FLUSH)

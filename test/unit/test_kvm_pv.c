@@ -290,6 +290,7 @@ START_TEST(test_features)
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_UNHALT)), KVM_PV_HOOK_UNHALT);
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_TLB_FLUSH)), KVM_PV_HOOK_TLB_FLUSH);
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_SCHED_YIELD)), KVM_PV_HOOK_YIELD_TO);
+	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_SEND_IPI)), KVM_PV_OFFER_SEND_IPI);
 	ck_assert(!(f & 0x00fff000u & ~BIT(KVM_FEATURE_PV_SEND_IPI) & ~BIT(KVM_FEATURE_PV_SCHED_YIELD)));
 }
 END_TEST

@@ -1,7 +1,7 @@
 /* Guest-side check of the hypervisor's KVM paravirtual interface
- * (docs/kvm-pv.md). Usage: kvmcheck [MIN_STEAL_TICKS [spin]]
- * - dmesg: KVM detected, kvmclock on the new MSRs, PV IPIs (SMP), and with
- *   `spin` PV spinlocks (they need KVM_FEATURE_PV_UNHALT);
+ * (docs/kvm-pv.md). Usage: kvmcheck [MIN_STEAL_TICKS [spin] [ipi]]
+ * - dmesg: KVM detected, kvmclock on the new MSRs; with `spin` PV spinlocks
+ *   (KVM_FEATURE_PV_UNHALT), with `ipi` PV IPIs (KVM_FEATURE_PV_SEND_IPI);
  * - kvm-clock is an available clocksource; switched to it, CLOCK_MONOTONIC
  *   never goes backwards between CPUs (one pinned reader per CPU);
  * - /proc/stat steal per CPU, at least MIN_STEAL_TICKS in total.
@@ -119,14 +119,18 @@ int main(int argc, char **argv)
 {
 	static char log[1 << 17];
 	unsigned long long min_steal = argc > 1 ? strtoull(argv[1], NULL, 0) : 0, steal;
-	int spin = argc > 2 && !strcmp(argv[2], "spin");
+	int spin = 0, ipi = 0;
 	int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int n = klogctl(3, log, sizeof(log) - 1);   /* SYSLOG_ACTION_READ_ALL */
 
+	for (int i = 2; i < argc; i++) {
+		spin |= !strcmp(argv[i], "spin");
+		ipi |= !strcmp(argv[i], "ipi");
+	}
 	log[n > 0 ? n : 0] = '\0';
 	check("kvm-detected", strstr(log, "Hypervisor detected: KVM") != NULL);
 	check("kvm-clock-msrs", strstr(log, "kvm-clock: Using msrs 4b564d01 and 4b564d00") != NULL);
-	if (cpus > 1)
+	if (ipi && cpus > 1)
 		check("kvm-pv-ipi", strstr(log, "setup PV IPIs") != NULL);
 	if (spin)
 		check("kvm-pv-spinlocks", strstr(log, "PV spinlocks enabled") != NULL);
