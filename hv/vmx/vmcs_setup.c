@@ -37,6 +37,10 @@ static int setup_controls(struct vcpu *v)
 	/* TPR shadow, APIC-access/x2APIC virtualization, VID (SDM ch. 30). */
 	if (apicv_vmcs_setup(v, &proc, &proc2))
 		return -ENOMEM;
+	/* Without the TPR shadow a 64-bit guest's MOV to/from CR8 would reach
+	 * the host's own TPR (SDM §25.6.2, §26.1.3): make it exit instead. */
+	if (!(proc & PROC_TPR_SHADOW))
+		proc = vmx_ctl_adjust(&c->proc, proc | PROC_CR8_LOAD_EXIT | PROC_CR8_STORE_EXIT);
 
 	vmcs_write32(VMCS_PIN_CTLS, pin);
 	vmcs_write32(VMCS_PROC_CTLS, proc);
