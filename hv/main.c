@@ -9,6 +9,7 @@
 #include "mm/pmm.h"
 #include "memory.h"
 #include "vm/vm.h"
+#include "vm/sched_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/trap.h"
@@ -121,6 +122,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	apic_calibrate();
 	boot_cpus();
 	start_vmx();
+	sched_glue_init();
 	vm_create_all(&boot_info);
 	vm_cpu_loop();
 }

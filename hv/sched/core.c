@@ -121,9 +121,15 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 			    stime_t now)
 {
 	struct sched_shared_page *sp;
-	stime_t d = now - v->state_since;
+	stime_t d;
 
-	ASSERT(d >= 0);
+	/* Callers on different pCPUs read the clock before taking this lock, so
+	 * a transition may carry a timestamp a little older than the last one
+	 * (and TSCs of different pCPUs may be skewed): time never runs back in
+	 * the accounting, the transition happens at state_since instead. */
+	if (now < v->state_since)
+		now = v->state_since;
+	d = now - v->state_since;
 	v->st.time[v->state] += d;
 	if (v->state == SCHED_RUNNABLE && to == SCHED_RUNNING && (v->flags & SCHED_VF_WOKEN)) {
 		v->st.wake_lat_sum += d;

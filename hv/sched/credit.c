@@ -467,6 +467,12 @@ static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *p
 		rq_remove(p, cv);
 	csched_spill(p);
 	cv->yield = 0;
+	/* A yield affects this one decision only (Xen clears the flag in
+	 * csched_schedule): left set, a queued yielder would be skipped by
+	 * stealing and, once every queued vCPU had yielded, the queue would
+	 * keep returning the same one. */
+	if (pv)
+		pv->yield = 0;
 	cv->start = now;
 	cpumask_clear(&prv.idlers, p->id);
 	*slice = prv.tslice;

@@ -1,5 +1,6 @@
 /* Per-VM device composition and the dev_host services the models call back. */
 #include "vm/vm.h"
+#include "vm/sched_glue.h"
 #include "console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -56,10 +57,11 @@ static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
 		return;
 	if (sipi < 0) {
 		WRITE_ONCE(v->init_pending, true);
+		vm_kick_vcpu(v);
 	} else if (READ_ONCE(v->state) == VCPU_WAIT_SIPI) {
 		WRITE_ONCE(v->sipi_vector, sipi);
+		sched_glue_vcpu_start(v);
 	}
-	vm_kick_vcpu(v);
 }
 
 static stime_t tsc_to_ns(void *ctx, uint64_t guest_tsc)

@@ -89,6 +89,12 @@ static int set_param(struct vm_params *p, const char *k, const char *v)
 		return parse_pcpus(v, p);
 	if (!strcmp(k, "apicv"))
 		return cmdline_parse_bool(v, &p->apicv) ? -EINVAL : (p->apicv_set = true, 0);
+	if (!strcmp(k, "type")) {
+		static const char *const types[] = { "hit", "con", NULL };
+		return (r = cmdline_parse_enum(v, types)) < 0 ? -EINVAL : (p->con = r == 1, 0);
+	}
+	if (!strcmp(k, "sa"))
+		return cmdline_parse_bool(v, &p->sa) ? -EINVAL : 0;
 	if (!strcmp(k, "kvm"))
 		return cmdline_parse_bool(v, &p->kvm_pv) ? -EINVAL : 0;
 	if (!strcmp(k, "name")) {

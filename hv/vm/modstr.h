@@ -23,6 +23,8 @@ struct vm_params {
 	bool apicv;                  /* apicv=on|off, default on where the CPU has it */
 	bool apicv_set;
 	bool kvm_pv;                 /* kvm=on: KVM paravirtual signature and MSRs */
+	bool con;                    /* type=con|hit (co-scheduling class, seed 003) */
+	bool sa;                     /* sa=on: scheduler-activation upcalls (seed 000) */
 	char name[16];
 	char cmdline[VM_CMDLINE_MAX];
 };

@@ -6,6 +6,7 @@
 #include "vmx/exit.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
+#include "vm/sched_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -17,14 +18,14 @@
 int vmx_enter(struct guest_regs *regs, int launched);
 
 #define RFLAGS_IF_BIT BIT(9)
-#define SLICE_NS 10000000   /* round-robin slice until the scheduler framework lands */
 
-struct pending_exc { bool valid, has_err; uint8_t vector; uint32_t err; };
-static struct pending_exc pending_exc[MAX_CPUS];
-
+/* Per vCPU: the vCPU may be descheduled before its next entry. */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
 {
-	pending_exc[this_cpu_id()] = (struct pending_exc){ true, has_err, vector, err };
+	v->pending_exc.valid = true;
+	v->pending_exc.has_err = has_err;
+	v->pending_exc.vector = vector;
+	v->pending_exc.err = err;
 }
 
 /* Re-inject an event whose delivery the exit interrupted (SDM §28.2.4, §27.6.1). */
@@ -83,7 +84,7 @@ static int pending_vector(struct vcpu *v, bool vid)
  * virtualization state (RVI/SVI, TPR threshold) is refreshed first. */
 static void inject_events(struct vcpu *v, bool after_exit)
 {
-	struct pending_exc *e = &pending_exc[this_cpu_id()];
+	__typeof__(v->pending_exc) *e = &v->pending_exc;
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vid = apicv_entry(v);
 	uint32_t intr, info;
@@ -128,7 +129,6 @@ static void inject_events(struct vcpu *v, bool after_exit)
 
 /* A halted vCPU wakes on any interrupt the vLAPIC holds (even with IF=0 the
  * guest leaves HLT only for an interrupt it can take, so check IF too). */
-bool vcpu_has_wakeup(struct vcpu *v);
 bool vcpu_has_wakeup(struct vcpu *v)
 {
 	bool r;
@@ -139,9 +139,9 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	return r;
 }
 
-static void arm_preemption_timer(struct vcpu *v, stime_t now, stime_t slice_end)
+static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
-	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), slice_end);
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
 	uint64_t ticks = 0;
 
 	if (dl > now)
@@ -184,23 +184,45 @@ static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
 	v->regs.rbp = e->rbp;
 }
 
-void vcpu_run(struct vcpu *v)
+/* Make v's VMCS current on this pCPU: build it the first time; after a
+ * migration refresh the per-pCPU host state and flush the VPID's stale
+ * translations here (guest INVLPGs elsewhere did not reach this TLB). */
+static int vcpu_load(struct vcpu *v)
 {
-	stime_t slice_end = time_now() + SLICE_NS;
-	bool after_exit = false;
+	int cpu = (int)this_cpu_id();
 
-	/* The VMCS is built on the pCPU that runs the vCPU: its host state
-	 * (GS base, TR, GDT) is per pCPU, and vCPUs do not migrate yet. */
 	if (!v->vmcs) {
-		if (vmcs_setup(v)) {
-			vm_stop(v->vm, 126, "vmcs-setup-failed");
-			return;
-		}
+		if (vmcs_setup(v))
+			return -1;
 		if (v->id == 0)
 			vcpu_load_entry(v, &v->vm->entry);
-	} else if (vmcs_load(v->vmcs)) {
-		vm_stop(v->vm, 126, "vmptrld-failed");
-		return;
+		v->vmcs_cpu = cpu;
+		return 0;
+	}
+	if (vmcs_load(v->vmcs))
+		return -1;
+	if (v->vmcs_cpu != cpu) {
+		vmcs_host_refresh();
+		vmx_flush_vpid(v);
+		v->vmcs_cpu = cpu;
+	}
+	return 0;
+}
+
+void vcpu_put(struct vcpu *v)
+{
+	if (v->vmcs && !vmcs_clear(v->vmcs))
+		v->launched = false;
+}
+
+enum vcpu_run_end vcpu_run(struct vcpu *v)
+{
+	unsigned cpu = this_cpu_id();
+	bool after_exit = false;
+
+	if (vcpu_load(v)) {
+		vm_stop(v->vm, 126, "vmcs-load-failed");
+		return VCPU_RUN_OFFLINE;
 	}
 	for (;;) {
 		stime_t now;
@@ -209,20 +231,24 @@ void vcpu_run(struct vcpu *v)
 
 		if (v->vm->state != VM_RUNNING) {
 			WRITE_ONCE(v->state, VCPU_DEAD);
-			return;
+			return VCPU_RUN_OFFLINE;
 		}
 		if (!handle_start_signals(v))
-			return;
+			return VCPU_RUN_OFFLINE;
 		now = time_now();
+		sched_glue_poll(cpu, now);
+		if (sched_glue_need_resched(cpu))
+			return VCPU_RUN_PREEMPTED;
 		vm_devs_advance(v->vm, v->id, now);
 		if (v->state == VCPU_HALTED) {
 			if (!vcpu_has_wakeup(v))
-				return;
+				return VCPU_RUN_BLOCKED;
 			WRITE_ONCE(v->state, VCPU_RUNNABLE);
 		}
+		sched_glue_deliver_pending(v);
 		inject_events(v, after_exit);
 		fpu_switch_to(v);
-		arm_preemption_timer(v, now, slice_end);
+		arm_preemption_timer(v, now);
 		irq_disable();
 		if (vmx_enter(&v->regs, v->launched)) {
 			irq_enable();
@@ -230,7 +256,7 @@ void vcpu_run(struct vcpu *v)
 			       v->vm->p.name, v->id, vmcs_read32(VMCS_INSN_ERROR));
 			vmcs_dump();
 			vm_stop(v->vm, 126, "vmentry-failed");
-			return;
+			return VCPU_RUN_OFFLINE;
 		}
 		v->launched = true;
 		reason = vmcs_read32(VMCS_EXIT_REASON);
@@ -239,17 +265,15 @@ void vcpu_run(struct vcpu *v)
 		after_exit = true;
 		act = exit_dispatch(v, reason);
 		if (act == EXIT_STOPPED)
-			return;
-		if (act == EXIT_BLOCK) {
-			WRITE_ONCE(v->state, VCPU_HALTED);
-			continue;   /* re-checked at the top: blocks unless an IRQ is pending */
-		}
-		if (act == EXIT_YIELD || time_now() >= slice_end)
-			return;
+			return VCPU_RUN_OFFLINE;
+		if (act == EXIT_BLOCK)
+			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
+		else if (act == EXIT_YIELD)
+			return VCPU_RUN_YIELD;
 	}
 }
 
-int vcpu_create(struct vm *vm, unsigned id, unsigned pcpu)
+int vcpu_create(struct vm *vm, unsigned id)
 {
 	struct vcpu *v = page_alloc_zeroed((sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
 	int r;
@@ -258,7 +282,7 @@ int vcpu_create(struct vm *vm, unsigned id, unsigned pcpu)
 		return -ENOMEM;
 	v->vm = vm;
 	v->id = id;
-	v->pcpu = pcpu;
+	v->vmcs_cpu = -1;
 	v->sipi_vector = -1;
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
 	vm->vcpu[id] = v;

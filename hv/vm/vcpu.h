@@ -7,6 +7,7 @@
 #include "vmx/exit_reasons.h"
 #include "vmx/fpu.h"
 #include "vmx/kvm_pv.h"
+#include "sched/sched.h"
 
 struct vm;
 
@@ -30,7 +31,6 @@ struct vcpu {
 	struct guest_regs regs;            /* first: entry.asm gets &vcpu->regs */
 	struct vm *vm;
 	unsigned id;                       /* index in the VM */
-	unsigned pcpu;                     /* pCPU it runs on */
 	volatile int state;                /* enum vcpu_state */
 	paddr_t vmcs;
 	bool launched;
@@ -40,14 +40,34 @@ struct vcpu {
 	struct vlapic lapic;
 	struct fpu_state fpu;              /* x87/SSE/AVX state and XCR0 */
 	struct kvm_pv_vcpu kvm;            /* KVM PV: kvmclock, steal time, kicks */
-	struct vcpu *next_on_pcpu;         /* simple per-pCPU run list */
+	struct sched_vcpu sv;              /* hv/sched's view (state, accounting) */
+	int vmcs_cpu;                      /* pCPU whose host state the VMCS holds; -1 none */
+	uint64_t sched_vectors[4];         /* vectors the scheduler asked to inject */
+	uint64_t shared_gpa;               /* per-vCPU scheduler shared page, 0 = none */
+	struct {                           /* exception a handler queued for the next entry */
+		bool valid, has_err;
+		uint8_t vector;
+		uint32_t err;
+	} pending_exc;
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];
 	uint64_t ple_exits;
 	uint64_t cycles_in_guest;
 };
 
-int vcpu_create(struct vm *vm, unsigned id, unsigned pcpu);
-/* Run on this pCPU until it halts, dies or is asked to yield. */
-void vcpu_run(struct vcpu *v);
+/* Why vcpu_run() returned. */
+enum vcpu_run_end {
+	VCPU_RUN_PREEMPTED,   /* the scheduler wants this pCPU (or the VM ended) */
+	VCPU_RUN_BLOCKED,     /* HLT with nothing to take */
+	VCPU_RUN_YIELD,       /* PAUSE-loop exit */
+	VCPU_RUN_OFFLINE,     /* waiting for a SIPI, or the VM is gone */
+};
+
+int vcpu_create(struct vm *vm, unsigned id);
+/* Run v on this pCPU until it blocks, yields, goes offline or the scheduler
+ * wants the pCPU back. */
+enum vcpu_run_end vcpu_run(struct vcpu *v);
+/* v leaves this pCPU: VMCLEAR its VMCS so any pCPU can load it next. */
+void vcpu_put(struct vcpu *v);
+bool vcpu_has_wakeup(struct vcpu *v);
 #endif

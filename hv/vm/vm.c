@@ -2,7 +2,8 @@
  * loop, and ending VMs. A failure while creating or running a VM ends that VM
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
-#include "vm/place.h"
+#include "vm/sched_glue.h"
+#include "lib/fmt.h"
 #include "vmx/caps.h"
 #include "hv.h"
 #include "memory.h"
@@ -108,16 +109,15 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	    (err = vm_load(vm, k, initrd)))
 		return err;
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
-		if ((err = vcpu_create(vm, i, place_vcpu(p->pcpus[i]))))
+		if ((err = vcpu_create(vm, i)))
 			return err;
-	place_commit(vm);
+	if ((err = sched_glue_vm_add(vm)))
+		return err;
 	vms[nr_vms++] = vm;
-	pr_info("%s: %u vCPU%s, %lu MiB at host %#lx, entry %#lx, vCPUs on pCPU", p->name,
+	pr_info("%s: %u vCPU%s, %lu MiB at host %#lx, entry %#lx, weight %u cap %u%s\n", p->name,
 		vm->nr_vcpus, vm->nr_vcpus > 1 ? "s" : "", vm->ram_size >> 20, (uint64_t)vm->ram,
-		vm->entry.rip);
-	for (unsigned i = 0; i < vm->nr_vcpus; i++)
-		log_printf(LOG_INFO, "%s%u", i ? "," : " ", vm->vcpu[i]->pcpu);
-	log_printf(LOG_INFO, "\n");
+		vm->entry.rip, p->weight, p->cap, p->con ? " type con" : "");
+	sched_glue_vcpu_start(vm->vcpu[0]);
 	return 0;
 }
 
@@ -153,8 +153,18 @@ void vm_create_all(const struct boot_info *bi)
 
 void vm_kick_vcpu(struct vcpu *v)
 {
-	if (v->pcpu != this_cpu_id())
-		apic_send_ipi(percpu_area[v->pcpu].apic_id, VEC_KICK);
+	sched_glue_notify(v);
+}
+
+void vm_wait_ready(void)
+{
+	while (!READ_ONCE(vms_ready))
+		cpu_relax();
+}
+
+bool vm_all_dead(void)
+{
+	return READ_ONCE(vms_dead) == nr_vms;
 }
 
 void vm_stop(struct vm *vm, int status, const char *reason)
@@ -164,6 +174,7 @@ void vm_stop(struct vm *vm, int status, const char *reason)
 	vm->exit_status = status;
 	vm->exit_reason = reason;
 	pr_info("%s: ended status=%d reason=%s\n", vm->p.name, status, reason);
+	sched_glue_vm_stopped(vm);
 	__atomic_fetch_add(&vms_dead, 1, __ATOMIC_SEQ_CST);
 	for (unsigned c = 0; c < nr_cpus_online; c++)
 		if (c != this_cpu_id())
@@ -178,7 +189,30 @@ static bool vm_succeeded(const struct vm *vm)
 	       vm->exit_status == DEV_STOP_RESET;
 }
 
-static __noreturn void finish(void)
+void vm_print_exits(struct vm *vm)
+{
+	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = vm->vcpu[i];
+		struct sched_vcpu_stats st;
+		char line[256];
+		int n = 0;
+
+		for (unsigned r = 0; r < EXIT_REASON_MAX && n < 200; r++)
+			if (v->exits[r])
+				n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " %u:%lu", r,
+						  v->exits[r]);
+		line[n] = '\0';
+		pr_info("summary:   %s vcpu%u exits by reason:%s\n", vm->p.name, i, line);
+		sched_vcpu_stats(&v->sv, time_now(), &st);
+		pr_info("summary:   %s vcpu%u ms running %ld runnable %ld blocked %ld offline %ld; "
+			"preempt %lu yield %lu wake %lu; pcpu %u flags %#x\n", vm->p.name, i,
+			st.time[SCHED_RUNNING] / 1000000, st.time[SCHED_RUNNABLE] / 1000000,
+			st.time[SCHED_BLOCKED] / 1000000, st.time[SCHED_OFFLINE] / 1000000,
+			st.npreempt, st.nyield, st.nwake, v->sv.pcpu, v->sv.flags);
+	}
+}
+
+void vm_finish(void)
 {
 	int failed = 0;
 
@@ -193,64 +227,6 @@ static __noreturn void finish(void)
 		vm_print_exits(vm);
 		failed += !vm_succeeded(vm);
 	}
+	sched_glue_print();
 	hv_exit(failed ? 1 : 0, nr_vms ? "all-vms-ended" : "no-vms");
-}
-
-static void kick_handler(struct trap_frame *f)
-{
-	apic_eoi();
-}
-
-static void timer_handler(struct trap_frame *f)
-{
-	apic_eoi();
-}
-
-static void idle(unsigned cpu)
-{
-	stime_t dl = STIME_NEVER;
-
-	irq_disable();
-	for (struct vcpu *v = place_first(cpu); v; v = v->next_on_pcpu)
-		if (v->state == VCPU_HALTED && v->vm->state == VM_RUNNING)
-			dl = MIN(dl, vm_devs_next_deadline(v->vm, v->id));
-	apic_timer_oneshot(dl == STIME_NEVER ? 0 : time_ns_to_tsc(dl));
-	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
-	irq_disable();
-	stime_t now = time_now();
-	for (struct vcpu *v = place_first(cpu); v; v = v->next_on_pcpu)
-		if (v->state == VCPU_HALTED && v->vm->state == VM_RUNNING)
-			vm_devs_advance(v->vm, v->id, now);
-	irq_enable();
-}
-
-void vm_cpu_loop(void)
-{
-	unsigned cpu = this_cpu_id();
-	struct vcpu *last = NULL;
-
-	if (cpu == 0) {
-		irq_register(VEC_KICK, kick_handler);
-		irq_register(VEC_TIMER, timer_handler);
-	}
-	while (!READ_ONCE(vms_ready))
-		cpu_relax();
-	irq_enable();
-	for (;;) {
-		struct vcpu *v = place_pick(cpu, last);
-
-		if (v) {
-			vcpu_run(v);
-			last = v;
-			continue;
-		}
-		if (READ_ONCE(vms_dead) == nr_vms) {
-			if (cpu == 0)
-				finish();
-			irq_disable();
-			for (;;)
-				cpu_halt();
-		}
-		idle(cpu);
-	}
 }

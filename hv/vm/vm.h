@@ -20,6 +20,7 @@ enum vm_state { VM_RUNNING = 0, VM_DEAD = 1 };
 struct vm {
 	unsigned id;
 	struct vm_params p;              /* from the module string */
+	struct sched_vm sv;              /* hv/sched's view */
 	volatile int state;
 	int exit_status;
 	const char *exit_reason;
@@ -47,8 +48,12 @@ extern unsigned nr_vms;
 void vm_create_all(const struct boot_info *bi);
 /* End a VM: its vCPUs stop, others keep running. Safe from any pCPU. */
 void vm_stop(struct vm *vm, int status, const char *reason);
-/* The per-pCPU loop: run the vCPUs placed here; never returns. */
+/* The per-pCPU loop (vm/sched_glue.c): run what the scheduler picks. */
 __noreturn void vm_cpu_loop(void);
-/* A vCPU has something new to handle: make its pCPU look (IPI if remote). */
+/* A vCPU has something new to handle: wake it, make its pCPU look. */
 void vm_kick_vcpu(struct vcpu *v);
+void vm_wait_ready(void);
+bool vm_all_dead(void);
+__noreturn void vm_finish(void);   /* summary and the end of the run */
+void vm_print_exits(struct vm *vm);
 #endif

@@ -191,6 +191,24 @@ void vmcs_guest_sipi(uint8_t vector)
 		AR_CODE16);
 }
 
+void vmcs_host_refresh(void)
+{
+	setup_host();
+}
+
+void vmx_flush_vpid(struct vcpu *v)
+{
+	struct { uint64_t vpid, addr; } __packed desc = { 0, 0 };
+	uint64_t type;
+
+	if (!(vmcs_read32(VMCS_PROC_CTLS2) & PROC2_VPID) || !(vmx_caps.ept_vpid & VPIDCAP_INVVPID))
+		return;
+	desc.vpid = vmcs_read16(VMCS_VPID);
+	/* Single-context (type 1) if offered, else all contexts (type 2). */
+	type = (vmx_caps.ept_vpid & VPIDCAP_INVVPID_SINGLE) ? 1 : 2;
+	__asm__ volatile("invvpid %0, %1" : : "m"(desc), "r"(type) : "cc", "memory");
+}
+
 int vmcs_setup(struct vcpu *v)
 {
 	uint32_t *region = page_alloc_zeroed(1);

@@ -83,6 +83,55 @@ START_TEST(test_boost_only_on_wake)
 }
 END_TEST
 
+/* Regression (seen in Bochs): four vCPUs of one VM spinning with PAUSE-loop
+ * exits on one pCPU. Stale yield flags made the queue return the same
+ * yielder for ever while the other three starved. Every vCPU must run. */
+START_TEST(test_yield_no_starvation)
+{
+	static struct sched_vcpu W[4];
+	unsigned runs[4] = { 0 };
+	struct sched_vcpu *cur;
+	stime_t until, t = 0;
+
+	sched_options_defaults();
+	sched_platform_set(&fplat);
+	ck_assert_int_eq(sched_init("credit"), 0);
+	ck_assert_int_eq(sched_pcpu_add(&P, 0, 0), 0);
+	ck_assert_int_eq(sched_vm_add(&VM, 0, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(sched_vcpu_add(&W[i], &VM, (uint16_t)i, 0), 0);
+		sched_vcpu_start(&W[i], 0);
+	}
+	/* W0 runs; W1..W3 run once and block (W0 yields to let them in). */
+	cur = at(t, &until);
+	ck_assert_ptr_eq(cur, &W[0]);
+	for (int i = 1; i < 4; i++) {
+		t += US(100);
+		sched_vcpu_yield(cur, NULL, SCHED_YIELD_PLE, t);
+		cur = at(t, &until);
+		ck_assert_ptr_ne(cur, &W[0]);
+		t += US(100);
+		sched_block(cur, t);
+		cur = at(t, &until);
+	}
+	/* They wake with credit left: BOOST, above W0 (UNDER). Now everyone
+	 * spins: each vCPU yields whenever it runs. */
+	for (int i = 1; i < 4; i++)
+		sched_wake(&W[i], t);
+	for (int i = 0; i < 80; i++) {
+		t += US(200);
+		cur = at(t, &until);
+		runs[cur - W]++;
+		sched_vcpu_yield(cur, NULL, SCHED_YIELD_PLE, t);
+	}
+	/* No tick runs here, so BOOST never ends and W0 (UNDER) rightly waits;
+	 * the BOOSTed spinners must all keep running. With stale yield flags
+	 * the queue returned W0, the yielder itself, for ever. */
+	for (int i = 1; i < 4; i++)
+		ck_assert_uint_ge(runs[i], 20);
+}
+END_TEST
+
 static void sim_run_text(const char *text)
 {
 	char err[256];
@@ -183,6 +232,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_ratelimit);
+	tcase_add_test(tc, test_yield_no_starvation);
 	tcase_add_test(tc, test_boost_only_on_wake);
 	tcase_add_test(tc, test_tslice_option);
 	tcase_add_test(tc, test_weight_runtime);
