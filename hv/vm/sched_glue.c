@@ -1,0 +1,287 @@
+/* Scheduler glue (see sched_glue.h). Lock order: VM lock -> vintc lock ->
+ * runqueue locks (hv/sched). The platform callbacks run under runqueue locks,
+ * so they never call back into hv/sched or take a VM lock: inject() only
+ * queues the vector, delivered by the vCPU's own pCPU before entry. */
+#include "vm/sched_glue.h"
+#include "vm/sched_glue.h"
+#include "sched/sched.h"
+#include "hv.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+#include "arch/x86/trap.h"
+#include "vm/gmem.h"
+#include "log.h"
+
+extern char sched_opt_policy[32];
+
+static struct sched_pcpu pcpus[MAX_CPUS];
+static volatile stime_t sched_deadline[MAX_CPUS];   /* what sched armed per pCPU */
+static stime_t blocked_deadline[MAX_CPUS];          /* earliest device timer of a blocked vCPU */
+
+static inline struct vcpu *to_vcpu(struct sched_vcpu *sv)
+{
+	return sv ? container_of(sv, struct vcpu, sv) : NULL;
+}
+
+static stime_t plat_now(void *ctx)
+{
+	return time_now();
+}
+
+static void plat_timer_arm(void *ctx, unsigned pcpu, stime_t deadline)
+{
+	WRITE_ONCE(sched_deadline[pcpu], deadline);
+	if (pcpu != this_cpu_id())
+		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+}
+
+static void plat_kick(void *ctx, unsigned pcpu)
+{
+	if (pcpu != this_cpu_id())
+		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+}
+
+static void plat_inject(void *ctx, struct sched_vcpu *sv, uint8_t vector)
+{
+	struct vcpu *v = to_vcpu(sv);
+
+	__atomic_fetch_or(&v->sched_vectors[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
+	plat_kick(ctx, sv->pcpu);
+}
+
+static struct sched_shared_page *plat_shared_page(void *ctx, struct sched_vcpu *sv)
+{
+	struct vcpu *v = to_vcpu(sv);
+
+	if (!v->shared_gpa)
+		return NULL;
+	return gpa_to_hva(v->vm, v->shared_gpa, sizeof(struct sched_shared_page));
+}
+
+static const struct sched_platform plat = {
+	.now = plat_now, .timer_arm = plat_timer_arm, .kick = plat_kick,
+	.inject = plat_inject, .shared_page = plat_shared_page,
+};
+
+static void kick_handler(struct trap_frame *f)
+{
+	apic_eoi();
+	sched_kicked(&pcpus[this_cpu_id()], time_now());
+}
+
+static void timer_handler(struct trap_frame *f)
+{
+	apic_eoi();
+}
+
+void sched_glue_init(void)
+{
+	stime_t now = time_now();
+
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		sched_deadline[c] = blocked_deadline[c] = STIME_NEVER;
+	sched_platform_set(&plat);
+	if (sched_init(sched_opt_policy[0] ? sched_opt_policy : NULL))
+		panic("no scheduler policy could be started");
+	for (unsigned c = 0; c < nr_cpus_online; c++)
+		sched_pcpu_add(&pcpus[c], c, now);
+	irq_register(VEC_KICK, kick_handler);
+	irq_register(VEC_TIMER, timer_handler);
+}
+
+int sched_glue_vm_add(struct vm *vm)
+{
+	struct sched_vm_params prm = {
+		.weight = vm->p.weight, .cap = vm->p.cap, .type = vm->p.con ? SCHED_TYPE_CON : SCHED_TYPE_HIT,
+		.sa = vm->p.sa,
+	};
+	stime_t now = time_now();
+	int err = sched_vm_add(&vm->sv, (uint16_t)vm->id, &prm);
+
+	for (unsigned i = 0; !err && i < vm->nr_vcpus; i++) {
+		struct vcpu *v = vm->vcpu[i];
+
+		err = sched_vcpu_add(&v->sv, &vm->sv, (uint16_t)i, now);
+		if (!err && vm->p.pcpus[i] >= 0) {
+			struct cpumask m;
+
+			cpumask_zero(&m);
+			cpumask_set(&m, (unsigned)vm->p.pcpus[i] % nr_cpus_online);
+			err = sched_vcpu_affinity_set(&v->sv, &m, now);
+		}
+	}
+	return err;
+}
+
+void sched_glue_vcpu_start(struct vcpu *v)
+{
+	sched_vcpu_start(&v->sv, time_now());
+}
+
+void sched_glue_notify(struct vcpu *v)
+{
+	unsigned pcpu;
+
+	if (READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED)
+		sched_wake(&v->sv, time_now());
+	pcpu = READ_ONCE(v->sv.pcpu);
+	if (pcpu != this_cpu_id() && READ_ONCE(pcpus[pcpu].curr) == &v->sv)
+		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+}
+
+void sched_glue_vm_stopped(struct vm *vm)
+{
+	stime_t now = time_now();
+
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)
+		sched_vcpu_pause(&vm->vcpu[i]->sv, now);
+}
+
+stime_t sched_glue_deadline(unsigned cpu)
+{
+	return MIN(READ_ONCE(sched_deadline[cpu]), blocked_deadline[cpu]);
+}
+
+bool sched_glue_need_resched(unsigned cpu)
+{
+	return sched_need_resched(&pcpus[cpu]);
+}
+
+/* Blocked vCPUs whose runqueue is this pCPU: advance their device timers and
+ * wake those with an interrupt to take. */
+static void poll_blocked(unsigned cpu, stime_t now)
+{
+	stime_t next = STIME_NEVER;
+
+	for (unsigned i = 0; i < nr_vms; i++) {
+		struct vm *vm = vms[i];
+
+		if (vm->state != VM_RUNNING)
+			continue;
+		for (unsigned j = 0; j < vm->nr_vcpus; j++) {
+			struct vcpu *v = vm->vcpu[j];
+			stime_t dl;
+
+			if (READ_ONCE(v->sv.pcpu) != cpu || v->sv.state != SCHED_BLOCKED)
+				continue;
+			dl = vm_devs_next_deadline(vm, j);
+			if (dl <= now) {
+				vm_devs_advance(vm, j, now);
+				if (vcpu_has_wakeup(v)) {
+					sched_wake(&v->sv, time_now());
+					continue;
+				}
+				dl = vm_devs_next_deadline(vm, j);
+			}
+			next = MIN(next, dl);
+		}
+	}
+	blocked_deadline[cpu] = next;
+}
+
+void sched_glue_poll(unsigned cpu, stime_t now)
+{
+	if (now >= READ_ONCE(sched_deadline[cpu])) {
+		WRITE_ONCE(sched_deadline[cpu], STIME_NEVER);
+		sched_timer_fire(&pcpus[cpu], time_now());
+	}
+	if (now >= blocked_deadline[cpu] || blocked_deadline[cpu] == STIME_NEVER)
+		poll_blocked(cpu, now);
+}
+
+void sched_glue_deliver_pending(struct vcpu *v)
+{
+	for (unsigned w = 0; w < 4; w++) {
+		uint64_t bits = __atomic_exchange_n(&v->sched_vectors[w], 0, __ATOMIC_SEQ_CST);
+
+		while (bits) {
+			unsigned b = (unsigned)__builtin_ctzll(bits);
+			struct apic_msg m = { .vector = (uint8_t)(w * 64 + b), .mode = 0 };
+
+			bits &= bits - 1;
+			spin_lock(&v->vm->lock);
+			vlapic_accept_msg(&v->lapic, &m);
+			spin_unlock(&v->vm->lock);
+		}
+	}
+}
+
+void sched_glue_print(void)
+{
+	for (unsigned c = 0; c < nr_cpus_online; c++)
+		pr_info("summary: pcpu%u schedule %lu switches %lu idle %ld ms\n", c,
+			pcpus[c].nschedule, pcpus[c].nswitch, pcpus[c].idle_time / 1000000);
+}
+
+static void idle_wait(unsigned cpu)
+{
+	stime_t dl;
+
+	irq_disable();
+	if (sched_need_resched(&pcpus[cpu])) {
+		irq_enable();
+		return;
+	}
+	dl = sched_glue_deadline(cpu);
+	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
+	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
+	irq_enable();
+}
+
+static void finish_or_park(unsigned cpu)
+{
+	if (cpu == 0)
+		vm_finish();
+	irq_disable();
+	for (;;)
+		cpu_halt();
+}
+
+void vm_cpu_loop(void)
+{
+	unsigned cpu = this_cpu_id();
+	struct sched_pcpu *p = &pcpus[cpu];
+	struct vcpu *curr = NULL;
+	bool resched = true;
+
+	vm_wait_ready();
+	irq_enable();
+	for (;;) {
+		stime_t now = time_now(), until;
+		struct vcpu *next;
+		enum vcpu_run_end end;
+
+		if (vm_all_dead())
+			finish_or_park(cpu);
+		sched_glue_poll(cpu, now);
+		if (resched || !curr || sched_need_resched(p)) {
+			next = to_vcpu(sched_schedule(p, time_now(), &until));
+			if (curr && curr != next)
+				vcpu_put(curr);
+			curr = next;
+		}
+		if (!curr) {
+			idle_wait(cpu);
+			continue;
+		}
+		end = vcpu_run(curr);
+		now = time_now();
+		/* Anything but a preemption is a voluntary end: always choose again. */
+		resched = end != VCPU_RUN_PREEMPTED;
+		switch (end) {
+		case VCPU_RUN_BLOCKED:
+			sched_block(&curr->sv, now);
+			break;
+		case VCPU_RUN_YIELD:
+			sched_vcpu_yield(&curr->sv, NULL, SCHED_YIELD_PLE, now);
+			break;
+		case VCPU_RUN_OFFLINE:
+			sched_vcpu_pause(&curr->sv, now);
+			break;
+		case VCPU_RUN_PREEMPTED:
+			break;
+		}
+	}
+}

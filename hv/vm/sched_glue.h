@@ -1,0 +1,23 @@
+/* The hypervisor side of the scheduler contract (hv/sched/platform.h): time,
+ * per-pCPU one-shot timers, kicks, vector injection, shared pages; and the
+ * per-pCPU loop that runs whatever sched_schedule() picks. */
+#ifndef HV_VM_SCHED_GLUE_H
+#define HV_VM_SCHED_GLUE_H
+#include "vm/vm.h"
+
+void sched_glue_init(void);                    /* BSP, after SMP bring-up */
+int sched_glue_vm_add(struct vm *vm);          /* VM and its vCPUs (OFFLINE) */
+void sched_glue_vcpu_start(struct vcpu *v);    /* boot vCPU, or an AP's SIPI */
+/* Something for v happened (interrupt, SIPI): wake it if blocked, and make
+ * its pCPU look at it (IPI) if it runs elsewhere. Any context but IRQ. */
+void sched_glue_notify(struct vcpu *v);
+void sched_glue_vm_stopped(struct vm *vm);     /* every vCPU goes OFFLINE */
+/* Deadline the running vCPU's preemption timer must honour on this pCPU. */
+stime_t sched_glue_deadline(unsigned cpu);
+/* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
+void sched_glue_poll(unsigned cpu, stime_t now);
+bool sched_glue_need_resched(unsigned cpu);
+/* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
+void sched_glue_deliver_pending(struct vcpu *v);
+void sched_glue_print(void);                    /* per-pCPU counters */
+#endif
