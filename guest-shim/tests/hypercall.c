@@ -26,6 +26,29 @@ static void check_preserved(void)
 		   bx, cx, dx, si, (unsigned long)fault);
 }
 
+/* Scheduler hypercalls: a yield returns and the guest keeps running; bad
+ * targets, vectors and pages are refused; an unprivileged VM may not read
+ * or change scheduling parameters. */
+static void check_sched(void)
+{
+	static uint8_t page[4096] __attribute__((aligned(4096)));
+	long ret = 0;
+	int f;
+
+	f = hv_call(HC_SCHED_YIELD, (unsigned long)-1, 0, &ret);
+	test_check("sched_yield", !f && ret == 0, "HC_SCHED_YIELD(-1) -> %ld", ret);
+	f = hv_call(HC_SCHED_YIELD, 99, 0, &ret);
+	test_check("sched_yield_bad_target", !f && ret == -22, "target 99 -> %ld", ret);
+	f = hv_call(HC_SCHED_SA_REGISTER, 5, (unsigned long)page, &ret);
+	test_check("sched_sa_bad_vector", !f && ret == -22, "vector 5 -> %ld", ret);
+	f = hv_call(HC_SCHED_SHARED_PAGE, 0x7fffffc0UL, 0, &ret);
+	test_check("sched_page_outside_ram", !f && ret == -22, "gpa 0x7fffffc0 -> %ld", ret);
+	f = hv_call(HC_SCHED_SHARED_PAGE, (unsigned long)page, 0, &ret);
+	test_check("sched_page", !f && ret == 0, "gpa %p -> %ld", (void *)page, ret);
+	f = hv_call(HC_SCHED_GET_PARAM, 0, 0, &ret);
+	test_check("sched_param_unprivileged", !f && ret == -1, "GET_PARAM -> %ld (want -EPERM)", ret);
+}
+
 void test_main(void)
 {
 	long ret = 0;
@@ -39,6 +62,7 @@ void test_main(void)
 	check_unknown("unknown_kvm", 0xfe);
 	check_unknown("unknown_huge", 0xffffffffUL);
 	check_preserved();
+	check_sched();
 	f = hv_call(HC_VERSION, 0, 0, &ret);
 	test_check("still_alive", !f && ret > 0, "HC_VERSION again -> %ld", ret);
 }

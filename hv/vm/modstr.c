@@ -95,6 +95,13 @@ static int set_param(struct vm_params *p, const char *k, const char *v)
 	}
 	if (!strcmp(k, "sa"))
 		return cmdline_parse_bool(v, &p->sa) ? -EINVAL : 0;
+	if (!strcmp(k, "priv"))
+		return cmdline_parse_bool(v, &p->priv) ? -EINVAL : 0;
+	if (!strcmp(k, "vprof")) {   /* seed 001 §2.3: who may freeze the others */
+		static const char *const modes[] = { "normal", "dedicated", NULL };
+		return (r = cmdline_parse_enum(v, modes)) < 0 ? -EINVAL :
+		       (p->vprof_dedicated = r == 1, 0);
+	}
 	if (!strcmp(k, "kvm"))
 		return cmdline_parse_bool(v, &p->kvm_pv) ? -EINVAL : 0;
 	if (!strcmp(k, "name")) {

@@ -25,6 +25,8 @@ struct vm_params {
 	bool kvm_pv;                 /* kvm=on: KVM paravirtual signature and MSRs */
 	bool con;                    /* type=con|hit (co-scheduling class, seed 003) */
 	bool sa;                     /* sa=on: scheduler-activation upcalls (seed 000) */
+	bool vprof_dedicated;        /* vprof=dedicated: may request vProfile dedicated mode */
+	bool priv;                   /* priv=on: may change other VMs' scheduling */
 	char name[16];
 	char cmdline[VM_CMDLINE_MAX];
 };

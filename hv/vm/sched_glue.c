@@ -124,7 +124,9 @@ void sched_glue_notify(struct vcpu *v)
 {
 	unsigned pcpu;
 
-	if (READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED)
+	/* A halted vCPU, or one the balloon put to sleep, wakes on an event. */
+	if ((READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED) ||
+	    (v->sv.flags & SCHED_VF_BALLOON))
 		sched_wake(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);
 	if (pcpu != this_cpu_id() && READ_ONCE(pcpus[pcpu].curr) == &v->sv)

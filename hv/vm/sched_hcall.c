@@ -1,0 +1,117 @@
+/* Scheduler hypercalls (hv/abi.h HC_SCHED_*): the guest's side of the
+ * framework. Yield and block take effect when the exit returns to the run
+ * loop (the core has set need_resched / the vCPU is marked halted). */
+#include "hypercall.h"
+#include "abi.h"
+#include "vm/vm.h"
+#include "vm/gmem.h"
+#include "sched/sched.h"
+#include "arch/x86/time.h"
+#include "errno.h"
+
+static int64_t hc_yield(struct vcpu *v, uint64_t target, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct sched_vcpu *t = NULL;
+
+	/* -1 means "anyone"; a 32-bit guest's -1 arrives zero-extended. */
+	if (target != (uint64_t)-1 && target != 0xffffffffull) {
+		if (target >= v->vm->nr_vcpus)
+			return -EINVAL;
+		t = &v->vm->vcpu[target]->sv;
+	}
+	sched_vcpu_yield(&v->sv, t, SCHED_YIELD_HYPERCALL, time_now());
+	return 0;
+}
+HCALL_REGISTER(HC_SCHED_YIELD, hc_yield);
+
+/* Block until an interrupt, like HLT but independent of RFLAGS.IF. */
+static int64_t hc_block(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	WRITE_ONCE(v->state, VCPU_HALTED);
+	return 0;
+}
+HCALL_REGISTER(HC_SCHED_BLOCK, hc_block);
+
+static int64_t set_shared_page(struct vcpu *v, uint64_t gpa)
+{
+	if (gpa & 63 || !gpa_to_hva(v->vm, gpa, sizeof(struct sched_shared_page)))
+		return -EINVAL;
+	v->shared_gpa = gpa;
+	return 0;
+}
+
+/* Seed 000 Alg. 1: the guest names the vector of its upcall handler and the
+ * page where the hypervisor says an upcall is pending. */
+static int64_t hc_sa_register(struct vcpu *v, uint64_t vector, uint64_t gpa, uint64_t a2,
+			      uint64_t a3)
+{
+	int64_t r;
+
+	if (vector < 32 || vector > 255)
+		return -EINVAL;
+	if ((r = set_shared_page(v, gpa)))
+		return r;
+	return sched_sa_register(&v->sv, (uint8_t)vector);
+}
+HCALL_REGISTER(HC_SCHED_SA_REGISTER, hc_sa_register);
+
+static int64_t hc_sa_ack(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	sched_sa_ack(&v->sv, time_now());
+	return 0;
+}
+HCALL_REGISTER(HC_SCHED_SA_ACK, hc_sa_ack);
+
+/* Seed 004's SCHEDOP_sleep: the balloon takes the vCPU offline until an
+ * interrupt arrives for it. */
+static int64_t hc_sleep(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	sched_sleep(&v->sv, time_now());
+	return 0;
+}
+HCALL_REGISTER(HC_SCHED_SLEEP, hc_sleep);
+
+static int64_t hc_shared_page(struct vcpu *v, uint64_t gpa, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	return set_shared_page(v, gpa);
+}
+HCALL_REGISTER(HC_SCHED_SHARED_PAGE, hc_shared_page);
+
+static struct vm *vm_by_id(uint64_t id)
+{
+	for (unsigned i = 0; i < nr_vms; i++)
+		if (vms[i]->id == id)
+			return vms[i];
+	return NULL;
+}
+
+/* Privileged (module string priv=on): read or change another VM's
+ * scheduling parameters at run time. */
+static int64_t hc_get_param(struct vcpu *v, uint64_t vmid, uint64_t which, uint64_t a2,
+			    uint64_t a3)
+{
+	struct vm *vm = vm_by_id(vmid);
+	uint64_t val;
+	int r;
+
+	if (!v->vm->p.priv)
+		return -EPERM;
+	if (!vm || which >= SCHED_PARAM_NPARAMS)
+		return -EINVAL;
+	r = sched_vm_param_get(&vm->sv, (enum sched_param)which, &val);
+	return r ? r : (int64_t)val;
+}
+HCALL_REGISTER(HC_SCHED_GET_PARAM, hc_get_param);
+
+static int64_t hc_set_param(struct vcpu *v, uint64_t vmid, uint64_t which, uint64_t val,
+			    uint64_t a3)
+{
+	struct vm *vm = vm_by_id(vmid);
+
+	if (!v->vm->p.priv)
+		return -EPERM;
+	if (!vm || which >= SCHED_PARAM_NPARAMS)
+		return -EINVAL;
+	return sched_vm_param_set(&vm->sv, (enum sched_param)which, val);
+}
+HCALL_REGISTER(HC_SCHED_SET_PARAM, hc_set_param);
