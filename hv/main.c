@@ -10,6 +10,7 @@
 #include "memory.h"
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
+#include "vm/vprof_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/trap.h"
@@ -123,6 +124,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	boot_cpus();
 	start_vmx();
 	sched_glue_init();
+	vprof_glue_init(&boot_info);
 	vm_create_all(&boot_info);
 	vm_cpu_loop();
 }

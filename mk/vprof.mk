@@ -64,3 +64,8 @@ test-vprof-system: $(VPROF_GUEST) all
 	@$(PYTHON) test/vprof/system_test.py --image $(VPROF_GUEST) $(VPROF_SYSTEM_ARGS)
 .PHONY: vprof-guest test-vprof-system
 endif
+
+# Glue into the hypervisor (init, sink, hypercalls, exits, endings).
+HV_SRCS += hv/vm/vprof_glue.c
+UNIT_TESTS += test_vprof_modstr
+test_vprof_modstr_SRCS := test/unit/test_vprof_modstr.c hv/vm/modstr.c hv/cmdline.c hv/lib/fmt.c

@@ -3,6 +3,7 @@
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
+#include "vm/vprof_glue.h"
 #include "lib/fmt.h"
 #include "vmx/caps.h"
 #include "hv.h"
@@ -174,6 +175,7 @@ void vm_stop(struct vm *vm, int status, const char *reason)
 	vm->exit_status = status;
 	vm->exit_reason = reason;
 	pr_info("%s: ended status=%d reason=%s\n", vm->p.name, status, reason);
+	vprof_glue_vm_end(vm);
 	sched_glue_vm_stopped(vm);
 	__atomic_fetch_add(&vms_dead, 1, __ATOMIC_SEQ_CST);
 	for (unsigned c = 0; c < nr_cpus_online; c++)
@@ -228,5 +230,6 @@ void vm_finish(void)
 		failed += !vm_succeeded(vm);
 	}
 	sched_glue_print();
+	vprof_glue_shutdown();
 	hv_exit(failed ? 1 : 0, nr_vms ? "all-vms-ended" : "no-vms");
 }

@@ -5,6 +5,7 @@
 #include "vmx/apicv.h"
 #include "vmx/fpu.h"
 #include "vm/vm.h"
+#include "vm/vprof_glue.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
 
@@ -152,6 +153,7 @@ enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw)
 	exit_handler_fn fn;
 
 	v->exits_total++;
+	vprof_glue_exit(v, x.reason);
 	if (x.reason >= EXIT_REASON_MAX) {
 		x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
 		return exit_fail(v, &x, "exit reason out of range");

@@ -1,0 +1,117 @@
+/* vProfile glue: the hypervisor side of docs/vprofile.md "Integration".
+ * The recorder (hv/trace) is pure logic; this file gives it memory, a serial
+ * sink, the VMs of the boot modules, the VM exits and the hypercalls. State
+ * changes and PLE events come from hv/sched (weak references there). */
+#include "vm/vprof_glue.h"
+#include "vm/vm.h"
+#include "vm/modstr.h"
+#include "trace/vprof.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+#include "sched/policy.h"
+#include "hypercall.h"
+#include "console.h"
+#include "memory.h"
+#include "abi.h"
+#include "errno.h"
+#include "log.h"
+
+/* PLE_Window programmed by vmx/vmcs_setup.c, in TSC ticks (SDM vol. 3
+ * §25.6.13 "PAUSE-Loop Exiting"). A PLE exit means the guest has been in a
+ * PAUSE loop for about this long: the recorder credits it as spinning. */
+#define VPROF_GLUE_PLE_WINDOW_TSC 4096u
+
+static bool vprof_glue_ready;
+
+/* One complete line per call: console_write() holds the console lock for
+ * the whole line, so log lines never split a frame. */
+static void vprof_glue_sink(void *ctx, const char *line, size_t len)
+{
+	console_write(line, len);
+}
+
+static uint64_t vprof_glue_ple_ns(void)
+{
+	if (!tsc_hz)
+		return 0;
+	return (uint64_t)VPROF_GLUE_PLE_WINDOW_TSC * 1000000000ull / tsc_hz;
+}
+
+/* Declare each VM before its vCPUs first change state (vm_create_all runs
+ * later), so the scheduler's very first transitions are accounted. */
+static void vprof_glue_vms_config(const struct boot_info *bi)
+{
+	static struct vm_params p;   /* 1 KiB cmdline: not on the boot stack */
+
+	for (unsigned i = 0; i < bi->nr_modules; i++) {
+		int err;
+
+		if (modstr_parse(bi->modules[i].string, &p) || p.role != MOD_ROLE_KERNEL ||
+		    p.vm < 0)
+			continue;
+		err = vprof_vm_config((uint16_t)p.vm, (uint16_t)p.vcpus, p.vprof_dedicated);
+		if (err)
+			pr_warn("vprof: vm%d not traced (error %d)\n", p.vm, err);
+	}
+}
+
+void vprof_glue_init(const struct boot_info *bi)
+{
+	size_t len = vprof_mem_size(nr_cpus_online, VPROF_GLUE_RECS_PER_PCPU);
+	void *mem = page_alloc_zeroed((unsigned)((len + PAGE_SIZE - 1) / PAGE_SIZE));
+	int err = mem ? vprof_init(nr_cpus_online, mem, len) : -ENOMEM;
+
+	if (err) {
+		pr_err("vprof: tracing off (error %d, %lu bytes)\n", err, (uint64_t)len);
+		return;
+	}
+	vprof_set_sink(vprof_glue_sink, NULL);
+	vprof_spin_set_ple(vprof_glue_ple_ns());
+	sched_dedicated_init();   /* vprof_init dropped the hook sched_init set */
+	vprof_glue_vms_config(bi);
+	WRITE_ONCE(vprof_glue_ready, true);
+	pr_info("vprof: %u pCPU ring%s of %u records, PLE credit %lu ns\n", nr_cpus_online,
+		nr_cpus_online > 1 ? "s" : "", VPROF_GLUE_RECS_PER_PCPU, vprof_glue_ple_ns());
+}
+
+void vprof_glue_exit(struct vcpu *v, uint32_t reason)
+{
+	if (READ_ONCE(vprof_glue_ready))
+		vprof_exit(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, reason, time_now());
+}
+
+void vprof_glue_vm_end(struct vm *vm)
+{
+	if (READ_ONCE(vprof_glue_ready))
+		vprof_vm_end(this_cpu_id(), (uint16_t)vm->id, time_now());
+}
+
+void vprof_glue_shutdown(void)
+{
+	if (READ_ONCE(vprof_glue_ready))
+		vprof_shutdown(this_cpu_id(), time_now());
+}
+
+/* HC_VPROF_* (hv/abi.h): CPL3-safe, checked by hcall_dispatch(); the calls
+ * themselves (start, stop + dump, dedicated with permission, mark) are
+ * hv/trace/hcall.c's. They run on v's own pCPU. */
+static int64_t vprof_glue_hcall(struct vcpu *v, uint32_t nr, uint64_t a0)
+{
+	if (!READ_ONCE(vprof_glue_ready))
+		return -ENODEV;
+	return vprof_hcall(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, nr, a0,
+			   time_now());
+}
+
+#define VPROF_GLUE_HC(fn, nr)                                                        \
+	static int64_t fn(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2,     \
+			  uint64_t a3)                                               \
+	{                                                                            \
+		return vprof_glue_hcall(v, nr, a0);                                  \
+	}                                                                            \
+	HCALL_REGISTER(nr, fn)
+
+VPROF_GLUE_HC(hc_vprof_start, HC_VPROF_START);
+VPROF_GLUE_HC(hc_vprof_stop, HC_VPROF_STOP);
+VPROF_GLUE_HC(hc_vprof_dedicated, HC_VPROF_DEDICATED);
+VPROF_GLUE_HC(hc_vprof_mark, HC_VPROF_MARK);
