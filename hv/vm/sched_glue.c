@@ -48,6 +48,7 @@ static void plat_inject(void *ctx, struct sched_vcpu *sv, uint8_t vector)
 	struct vcpu *v = to_vcpu(sv);
 
 	__atomic_fetch_or(&v->sched_vectors[vector / 64], 1ull << (vector % 64), __ATOMIC_SEQ_CST);
+	WRITE_ONCE(v->kicked, true);
 	plat_kick(ctx, sv->pcpu);
 }
 
@@ -124,6 +125,7 @@ void sched_glue_notify(struct vcpu *v)
 {
 	unsigned pcpu;
 
+	WRITE_ONCE(v->kicked, true);   /* no fast re-entry: look at the vLAPIC */
 	/* A halted vCPU, or one the balloon put to sleep, wakes on an event. */
 	if ((READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED) ||
 	    (v->sv.flags & SCHED_VF_BALLOON))

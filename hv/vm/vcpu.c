@@ -147,7 +147,35 @@ static void arm_preemption_timer(struct vcpu *v, stime_t now)
 	if (dl > now)
 		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
 			>> vmx_caps.preempt_timer_shift;
+	v->fast_deadline_tsc = dl >= STIME_NEVER ? ~0ull : dl > now ? time_ns_to_tsc(dl) : 0;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
+}
+
+/* Fast re-entry after a simple exit (CPUID, port I/O, RDMSR, VMCALL): when
+ * nothing new can be pending (no kick, no queued or interrupted event, the
+ * scheduler does not want the pCPU, no deadline has passed) the guest goes
+ * straight back in, skipping the poll/advance/inject work of the loop top.
+ * Accounting is unchanged: exit_dispatch counted the exit. */
+static bool fast_reentry(struct vcpu *v, uint32_t reason, unsigned cpu)
+{
+	uint64_t now;
+
+	if (reason != EXIT_REASON_CPUID && reason != EXIT_REASON_IO &&
+	    reason != EXIT_REASON_RDMSR && reason != EXIT_REASON_VMCALL)
+		return false;
+	if (READ_ONCE(v->kicked) || v->pending_exc.valid || v->state != VCPU_RUNNABLE ||
+	    v->vm->state != VM_RUNNING || sched_glue_need_resched(cpu))
+		return false;
+	if (vmcs_read32(VMCS_IDT_VECT_INFO) & INTR_INFO_VALID)
+		return false;
+	now = rdtsc();
+	if (now >= v->fast_deadline_tsc)
+		return false;
+	if (v->fast_deadline_tsc != ~0ull)
+		vmcs_write32(VMCS_PREEMPT_TIMER,
+			     (uint32_t)MIN((v->fast_deadline_tsc - now) >> vmx_caps.preempt_timer_shift,
+					   0xffffffffull));
+	return true;
 }
 
 static bool handle_start_signals(struct vcpu *v)
@@ -245,10 +273,12 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 				return VCPU_RUN_BLOCKED;
 			WRITE_ONCE(v->state, VCPU_RUNNABLE);
 		}
+		WRITE_ONCE(v->kicked, false);
 		sched_glue_deliver_pending(v);
 		inject_events(v, after_exit);
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
+enter:
 		irq_disable();
 		if (vmx_enter(&v->regs, v->launched)) {
 			irq_enable();
@@ -264,6 +294,8 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		irq_enable();
 		after_exit = true;
 		act = exit_dispatch(v, reason);
+		if (act == EXIT_RESUME && fast_reentry(v, reason & 0xffff, cpu))
+			goto enter;
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK)

@@ -44,6 +44,8 @@ struct vcpu {
 	int vmcs_cpu;                      /* pCPU whose host state the VMCS holds; -1 none */
 	uint64_t sched_vectors[4];         /* vectors the scheduler asked to inject */
 	uint64_t shared_gpa;               /* per-vCPU scheduler shared page, 0 = none */
+	volatile bool kicked;              /* an interrupt may have become pending */
+	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	struct {                           /* exception a handler queued for the next entry */
 		bool valid, has_err;
 		uint8_t vector;

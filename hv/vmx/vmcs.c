@@ -12,21 +12,10 @@ static int vmx_result(uint8_t cf, uint8_t zf)
 	return 0;
 }
 
-int vmcs_vmwrite(unsigned long field, uint64_t v)
+/* Slow half of the inline VMWRITE: VMfailInvalid (CF) or VMfailValid (ZF). */
+int vmcs_vmwrite_failed(uint8_t cf)
 {
-	uint8_t cf, zf;
-
-	__asm__ volatile("vmwrite %2, %3; setc %0; setz %1"
-			 : "=q"(cf), "=q"(zf) : "rm"(v), "r"(field) : "cc", "memory");
-	return vmx_result(cf, zf);
-}
-
-uint64_t vmcs_vmread(unsigned long field)
-{
-	uint64_t v = 0;
-
-	__asm__ volatile("vmread %1, %0" : "=rm"(v) : "r"(field) : "cc");
-	return v;
+	return vmx_result(cf, !cf);
 }
 
 int vmcs_clear(paddr_t pa)
