@@ -97,7 +97,14 @@ run: deps
 	@$(MAKE) --no-print-directory all guest-images
 	@$(PYTHON) tools/hvrun --emu bochs --cpus 2 --cmdline "$(RUN_CMDLINE)" $(RUN_ARGS)
 
+# A bootable hybrid ISO (GRUB for BIOS and UEFI) of the same configuration,
+# for a USB stick or a real machine: build/hv.iso.
+iso: deps
+	@$(MAKE) --no-print-directory all guest-images
+	@$(PYTHON) tools/hvrun --iso-only $(BUILD)/hv.iso --cmdline "$(RUN_CMDLINE)" $(RUN_ARGS)
+	@echo "iso: $(BUILD)/hv.iso"
+
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all unit deps test bench run clean
+.PHONY: all unit deps test bench run iso clean

@@ -7,6 +7,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/percpu.h"
+#include "vmx/caps.h"
 
 static const char *const exit_names[] = { "halt", "qemu", "bochs", "acpi", NULL };
 static int opt_exit = HV_EXIT_HALT;
@@ -19,7 +20,8 @@ void hv_exit(int status, const char *reason)
 	int n;
 
 	irq_disable();
-	apic_stop_others();
+	apic_stop_others();   /* they leave VMX operation in their stop handler */
+	vmx_cpu_off();
 	n = fmt_snprintf(line, sizeof(line), "HVRUN-EXIT status=%d reason=%s\n", status, reason);
 	console_write_unlocked(line, (size_t)n);
 	switch (opt_exit) {

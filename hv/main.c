@@ -28,6 +28,7 @@ static volatile int vmx_on_errors;
 
 static void stop_handler(struct trap_frame *f)
 {
+	vmx_cpu_off();
 	for (;;)
 		cpu_halt();
 }

@@ -56,6 +56,11 @@ def cases(all_forms):
     out.append(("triple+timer", 2, [("kind=multiboot vcpus=1 mem=32M", GUEST / "triple.elf"),
                                     ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")],
                 "triple"))
+    # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
+    # and the scheduler's summary shows every vCPU ran.
+    out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
+                                          ("kind=multiboot vcpus=2 mem=32M", GUEST / "ipi.elf")],
+                "overcommit"))
     return out
 
 
@@ -67,6 +72,15 @@ def judge(kind, serial, status):
         bad = [] if "eptfar: touching" in serial else ["no 'eptfar: touching' line"]
         return bad + (["VM not stopped"] if "eptfar_stopped" in serial or
                       "SUMMARY eptfar" in serial else [])
+    if kind == "overcommit":
+        bad = [f"FAIL {n}" for n in fails]
+        for t in ("smp", "ipi"):
+            if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
+                bad.append(f"{t} VM did not pass")
+        ran = re.findall(r"vcpu\d+ ms running (\d+)", serial)
+        if len(ran) != 6 or not all(int(r) > 0 for r in ran):
+            bad.append(f"not every vCPU ran: {ran}")
+        return bad
     if kind == "triple":
         bad = [] if "triple:" in serial else ["no 'triple:' line"]
         bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \

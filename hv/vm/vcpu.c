@@ -224,6 +224,7 @@ static int vcpu_load(struct vcpu *v)
 			return -1;
 		if (v->id == 0)
 			vcpu_load_entry(v, &v->vm->entry);
+		vmx_flush_ept(v);
 		v->vmcs_cpu = cpu;
 		return 0;
 	}
@@ -232,6 +233,7 @@ static int vcpu_load(struct vcpu *v)
 	if (v->vmcs_cpu != cpu) {
 		vmcs_host_refresh();
 		vmx_flush_vpid(v);
+		vmx_flush_ept(v);
 		v->vmcs_cpu = cpu;
 	}
 	return 0;

@@ -196,6 +196,20 @@ void vmcs_host_refresh(void)
 	setup_host();
 }
 
+/* Drop cached guest-physical translations of the VM's EPT on this pCPU
+ * (INVEPT, SDM §31.3): a pCPU may have cached the EPT root's previous user. */
+void vmx_flush_ept(struct vcpu *v)
+{
+	struct { uint64_t eptp, rsvd; } __packed desc = { ept_pointer(&v->vm->ept), 0 };
+	uint64_t type;
+
+	if (!(vmcs_read32(VMCS_PROC_CTLS2) & PROC2_EPT) || !(vmx_caps.ept_vpid & EPTCAP_INVEPT))
+		return;
+	/* Single-context (type 1) if offered, else global (type 2). */
+	type = (vmx_caps.ept_vpid & EPTCAP_INVEPT_SINGLE) ? 1 : 2;
+	__asm__ volatile("invept %0, %1" : : "m"(desc), "r"(type) : "cc", "memory");
+}
+
 void vmx_flush_vpid(struct vcpu *v)
 {
 	struct { uint64_t vpid, addr; } __packed desc = { 0, 0 };

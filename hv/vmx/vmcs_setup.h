@@ -10,6 +10,7 @@ int vmcs_setup(struct vcpu *v);
 void vmcs_host_refresh(void);
 /* Drop the vCPU's VPID-tagged translations on this pCPU (INVVPID, SDM §31.3). */
 void vmx_flush_vpid(struct vcpu *v);
+void vmx_flush_ept(struct vcpu *v);
 /* Guest state for an entry described by a loader. */
 void vmcs_guest_entry(const struct guest_entry *e);
 /* Real-mode state after INIT + SIPI with the given vector (SDM §9.4.4.2 / §11.6.1). */
