@@ -10,6 +10,7 @@
 #include "arch/x86/time.h"
 #include "sched/policy.h"
 #include "hypercall.h"
+#include "cmdline.h"
 #include "console.h"
 #include "memory.h"
 #include "abi.h"
@@ -22,6 +23,16 @@
 #define VPROF_GLUE_PLE_WINDOW_TSC 4096u
 
 static bool vprof_glue_ready;
+
+/* vprof_boot=: what tracing does before any guest asks. `off` (default):
+ * recorder ready, no profile until HC_VPROF_START; `on`: every VM profiled
+ * from boot, dumped when it ends; `exits`: `on` plus one record per VM exit;
+ * `none`: recorder not initialised (the baseline for the cost figure). */
+enum vprof_glue_boot { VPG_BOOT_OFF, VPG_BOOT_ON, VPG_BOOT_EXITS, VPG_BOOT_NONE };
+static const char *const vprof_glue_boot_names[] = { "off", "on", "exits", "none", NULL };
+static int vprof_glue_boot = VPG_BOOT_OFF;
+CMDLINE_ENUM(vprof_boot, vprof_glue_boot, vprof_glue_boot_names,
+	     "vProfile at boot: off|on|exits|none (docs/vprofile.md)");
 
 /* One complete line per call: console_write() holds the console lock for
  * the whole line, so log lines never split a frame. */
@@ -50,6 +61,8 @@ static void vprof_glue_vms_config(const struct boot_info *bi)
 		    p.vm < 0)
 			continue;
 		err = vprof_vm_config((uint16_t)p.vm, (uint16_t)p.vcpus, p.vprof_dedicated);
+		if (!err && vprof_glue_boot != VPG_BOOT_OFF)
+			err = vprof_vm_start(this_cpu_id(), (uint16_t)p.vm, time_now());
 		if (err)
 			pr_warn("vprof: vm%d not traced (error %d)\n", p.vm, err);
 	}
@@ -58,15 +71,22 @@ static void vprof_glue_vms_config(const struct boot_info *bi)
 void vprof_glue_init(const struct boot_info *bi)
 {
 	size_t len = vprof_mem_size(nr_cpus_online, VPROF_GLUE_RECS_PER_PCPU);
-	void *mem = page_alloc_zeroed((unsigned)((len + PAGE_SIZE - 1) / PAGE_SIZE));
-	int err = mem ? vprof_init(nr_cpus_online, mem, len) : -ENOMEM;
+	void *mem;
+	int err;
 
+	if (vprof_glue_boot == VPG_BOOT_NONE) {
+		pr_info("vprof: not initialised (vprof_boot=none)\n");
+		return;
+	}
+	mem = page_alloc_zeroed((unsigned)((len + PAGE_SIZE - 1) / PAGE_SIZE));
+	err = mem ? vprof_init(nr_cpus_online, mem, len) : -ENOMEM;
 	if (err) {
 		pr_err("vprof: tracing off (error %d, %lu bytes)\n", err, (uint64_t)len);
 		return;
 	}
 	vprof_set_sink(vprof_glue_sink, NULL);
 	vprof_spin_set_ple(vprof_glue_ple_ns());
+	vprof_set_exit_trace(vprof_glue_boot == VPG_BOOT_EXITS);
 	sched_dedicated_init();   /* vprof_init dropped the hook sched_init set */
 	vprof_glue_vms_config(bi);
 	WRITE_ONCE(vprof_glue_ready, true);
@@ -74,9 +94,12 @@ void vprof_glue_init(const struct boot_info *bi)
 		nr_cpus_online > 1 ? "s" : "", VPROF_GLUE_RECS_PER_PCPU, vprof_glue_ple_ns());
 }
 
+/* Lock-free filter first: with no profile running an exit costs a flag read
+ * (no clock read, no VM lock); a profile starting meanwhile misses at most
+ * this exit. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason)
 {
-	if (READ_ONCE(vprof_glue_ready))
+	if (READ_ONCE(vprof_glue_ready) && vprof_vm_profiling((uint16_t)v->vm->id))
 		vprof_exit(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, reason, time_now());
 }
 
