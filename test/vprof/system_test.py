@@ -9,6 +9,13 @@ the pattern within the stated tolerances:
   halt  phase: blocked >= 70% (the guest's 20 Hz watchdog wakes it briefly)
   pause phase: running >= 85%, and spinning >= 50% unless --no-spin
                (spinning needs PAUSE-loop exiting and vprof_spin_set_ple)
+Dedicated-mode scenario (seed 001 §2.3): two one-vCPU VMs share one pCPU;
+vm0 (module key vprof=dedicated) runs a phase competing with vm1, then asks
+for a dedicated period and runs a second phase; vm1 (no permission) must be
+refused, and its own profile must show the time it spent frozen:
+  shared phase:    vm0 steal >= 25% (fair share is 50%)
+  dedicated phase: vm0 running >= 90%, steal <= 5%
+  vm0 owned the machine >= 250 ms, vm1 was frozen >= 250 ms (phase: 300 ms)
 Prints TEST lines and "vprof-system: N passed, N failed".
 """
 import argparse
@@ -59,28 +66,70 @@ def judge(log, want_spin):
     check("busy_not_spinning", frac(busy, "spin") <= 0.1, f"spin {frac(busy, 'spin'):.3f}")
 
 
+def judge_dedicated(log):
+    text = open(log, errors="replace").read()
+    sums = re.findall(r"SUMMARY vprof_pattern passed=(\d+) failed=(\d+)", text)
+    check("ded_guests", len(sums) == 2 and all(f == "0" for _, f in sums), f"guest summaries {sums}")
+    dumps, problems = frames.extract(text.splitlines(keepends=True))
+    by_vm = {d.vm: d for d in dumps if d.complete}
+    check("ded_dumps_valid", not problems and sorted(by_vm) == [0, 1],
+          f"{len(dumps)} dumps of VMs {sorted(by_vm)}, problems: "
+          f"{'; '.join(map(str, problems[:3])) or 'none'}")
+    if sorted(by_vm) != [0, 1]:
+        return
+    d0, d1 = by_vm[0], by_vm[1]
+    ps = {p.mark: p for p in analysis.phases(d0) if p.mark in (1, 2)}
+    check("ded_phases", len(ps) == 2, f"marks seen: {sorted(ps)}")
+    if len(ps) != 2:
+        return
+    shared, ded = ps[1], ps[2]
+    check("ded_shared_steal", frac(shared, "steal") >= 0.25, f"steal {frac(shared, 'steal'):.3f}")
+    check("ded_dedicated_running", frac(ded, "running") >= 0.90 and frac(ded, "steal") <= 0.05,
+          f"running {frac(ded, 'running'):.3f} steal {frac(ded, 'steal'):.3f}")
+    check("ded_owned", d0.ded_ns >= 250_000_000, f"vm0 dedicated {d0.ded_ns / 1e6:.1f} ms")
+    check("ded_frozen", d1.frozen_ns >= 250_000_000, f"vm1 frozen {d1.frozen_ns / 1e6:.1f} ms")
+
+
+def run_hv(a, tmp, tag, vms, cmdline):
+    log = os.path.join(tmp, f"{tag}.log")
+    argv = [sys.executable, os.path.join(ROOT, "tools", "hvrun"), "--emu", "bochs", "--cpus", "1",
+            "--quiet", "--serial-log", log, "--timeout", str(a.timeout)]
+    for vm in vms:
+        argv += ["--vm", vm, "--image", a.image]
+    if cmdline:
+        argv += ["--cmdline", cmdline]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    check(f"{tag}_hvrun", p.returncode not in (2, 124, 125), f"hvrun status {p.returncode}")
+    if not os.path.exists(log):
+        return None
+    if a.keep_log:
+        subprocess.run(["cp", log, f"{a.keep_log}.{tag}"], check=False)
+    return log
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--image", required=True)
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-spin", action="store_true", help="do not require PLE spinning")
-    ap.add_argument("--keep-log", help="copy the serial log here")
+    ap.add_argument("--keep-log", help="copy the serial logs to KEEP_LOG.<scenario>")
+    ap.add_argument("--scenarios", default="pattern,dedicated", help="comma list")
     a = ap.parse_args()
+    todo = a.scenarios.split(",")
     with tempfile.TemporaryDirectory(prefix="vprof-system-") as tmp:
-        log = os.path.join(tmp, "serial.log")
-        argv = [sys.executable, os.path.join(ROOT, "tools", "hvrun"), "--emu", "bochs", "--cpus", "1",
-                "--quiet", "--serial-log", log, "--timeout", str(a.timeout),
-                "--vm", 'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"',
-                "--image", a.image]
-        if a.cmdline:
-            argv += ["--cmdline", a.cmdline]
-        p = subprocess.run(argv, capture_output=True, text=True)
-        check("hvrun", p.returncode not in (2, 124, 125), f"hvrun status {p.returncode}")
-        if os.path.exists(log):
-            if a.keep_log:
-                subprocess.run(["cp", log, a.keep_log], check=False)
-            judge(log, not a.no_spin)
+        if "pattern" in todo:
+            log = run_hv(a, tmp, "pattern",
+                         ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'], a.cmdline)
+            if log:
+                judge(log, not a.no_spin)
+        if "dedicated" in todo:
+            log = run_hv(a, tmp, "dedicated", [
+                'kind=multiboot vcpus=1 mem=32M vprof=dedicated '
+                'cmdline="test=vprof_pattern mode=dedicated"',
+                'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern mode=noise"'], a.cmdline)
+            if log:
+                judge_dedicated(log)
     passed = sum(RESULTS)
     print(f"vprof-system: {passed} passed, {len(RESULTS) - passed} failed")
     return 0 if all(RESULTS) else 1
