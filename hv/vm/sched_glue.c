@@ -12,6 +12,7 @@
 #include "arch/x86/time.h"
 #include "arch/x86/trap.h"
 #include "vm/gmem.h"
+#include "vmx/kvm_pv.h"
 #include "log.h"
 
 extern char sched_opt_policy[32];
@@ -262,8 +263,16 @@ void vm_cpu_loop(void)
 		sched_glue_poll(cpu, now);
 		if (resched || !curr || sched_need_resched(p)) {
 			next = to_vcpu(sched_schedule(p, time_now(), &until));
-			if (curr && curr != next)
+			if (curr && curr != next) {
+				/* Involuntarily off the pCPU: KVM's steal-time `preempted`. */
+				if (curr->sv.state == SCHED_RUNNABLE)
+					kvm_pv_set_preempted(curr, true);
 				vcpu_put(curr);
+			}
+			if (next && next != curr) {
+				kvm_pv_steal_update(next, (uint64_t)next->sv.st.time[SCHED_RUNNABLE]);
+				kvm_pv_vcpu_sched_in(next);
+			}
 			curr = next;
 		}
 		if (!curr) {
@@ -277,6 +286,9 @@ void vm_cpu_loop(void)
 		switch (end) {
 		case VCPU_RUN_BLOCKED:
 			sched_block(&curr->sv, now);
+			/* A wake-up that came while it still counted as running. */
+			if (vcpu_has_wakeup(curr))
+				sched_wake(&curr->sv, time_now());
 			break;
 		case VCPU_RUN_YIELD:
 			sched_vcpu_yield(&curr->sv, NULL, SCHED_YIELD_PLE, now);

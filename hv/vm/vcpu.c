@@ -7,6 +7,7 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vm/sched_glue.h"
+#include "vmx/kvm_pv.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -133,8 +134,13 @@ bool vcpu_has_wakeup(struct vcpu *v)
 {
 	bool r;
 
+	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI). */
+	if (READ_ONCE(v->lapic.nmi_pending) || kvm_pv_unhalt_pending(v))
+		return true;
+	if (v->state == VCPU_HALTED && !v->halt_if)
+		return false;
 	spin_lock(&v->vm->lock);
-	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0 || READ_ONCE(v->lapic.nmi_pending);
+	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
 	spin_unlock(&v->vm->lock);
 	return r;
 }
@@ -241,6 +247,7 @@ static int vcpu_load(struct vcpu *v)
 
 void vcpu_put(struct vcpu *v)
 {
+	fpu_release(v);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
 }
@@ -254,6 +261,8 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		vm_stop(v->vm, 126, "vmcs-load-failed");
 		return VCPU_RUN_OFFLINE;
 	}
+	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
+		vmx_flush_vpid(v);
 	for (;;) {
 		stime_t now;
 		uint32_t reason;
@@ -273,6 +282,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (v->state == VCPU_HALTED) {
 			if (!vcpu_has_wakeup(v))
 				return VCPU_RUN_BLOCKED;
+			kvm_pv_unhalt_clear(v);
 			WRITE_ONCE(v->state, VCPU_RUNNABLE);
 		}
 		WRITE_ONCE(v->kicked, false);
@@ -300,8 +310,10 @@ enter:
 			goto enter;
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
-		if (act == EXIT_BLOCK)
+		if (act == EXIT_BLOCK) {
+			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
+		}
 		else if (act == EXIT_YIELD)
 			return VCPU_RUN_YIELD;
 	}

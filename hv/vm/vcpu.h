@@ -45,6 +45,7 @@ struct vcpu {
 	uint64_t sched_vectors[4];         /* vectors the scheduler asked to inject */
 	uint64_t shared_gpa;               /* per-vCPU scheduler shared page, 0 = none */
 	volatile bool kicked;              /* an interrupt may have become pending */
+	bool halt_if;                      /* RFLAGS.IF when the guest halted */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	struct {                           /* exception a handler queued for the next entry */
 		bool valid, has_err;

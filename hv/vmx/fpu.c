@@ -68,6 +68,35 @@ static void restore(struct fpu_state *f)
 	}
 }
 
+static void save_all(struct fpu_state *f)
+{
+	save(f);
+	if (have_rdtscp)
+		f->tsc_aux = rdmsr(MSR_IA32_TSC_AUX);
+	f->star = rdmsr(MSR_IA32_STAR);
+	f->lstar = rdmsr(MSR_IA32_LSTAR);
+	f->cstar = rdmsr(MSR_IA32_CSTAR);
+	f->sfmask = rdmsr(MSR_IA32_FMASK);
+	f->kernel_gs_base = rdmsr(MSR_IA32_KERNEL_GS_BASE);
+	f->cr2 = read_cr2();   /* the host takes no page faults: CR2 is the guest's */
+}
+
+static void restore_all(struct fpu_state *f)
+{
+	restore(f);
+	if (have_rdtscp)
+		wrmsr(MSR_IA32_TSC_AUX, f->tsc_aux);
+	wrmsr(MSR_IA32_STAR, f->star);
+	wrmsr(MSR_IA32_LSTAR, f->lstar);
+	wrmsr(MSR_IA32_CSTAR, f->cstar);
+	wrmsr(MSR_IA32_FMASK, f->sfmask);
+	wrmsr(MSR_IA32_KERNEL_GS_BASE, f->kernel_gs_base);
+	write_cr2(f->cr2);
+}
+
+/* The pCPU holds at most one vCPU's state: the vCPU it runs, or the one it
+ * ran last until that one is released (vcpu_put) and saved. So a vCPU that
+ * moved to another pCPU always finds its newest state in memory. */
 void fpu_switch_to(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
@@ -75,15 +104,20 @@ void fpu_switch_to(struct vcpu *v)
 
 	if (prev == v)
 		return;
-	if (prev) {
-		save(&prev->fpu);
-		if (have_rdtscp)
-			prev->fpu.tsc_aux = rdmsr(MSR_IA32_TSC_AUX);
-	}
-	restore(&v->fpu);
-	if (have_rdtscp)
-		wrmsr(MSR_IA32_TSC_AUX, v->fpu.tsc_aux);
+	if (prev)
+		save_all(&prev->fpu);
+	restore_all(&v->fpu);
 	fpu_owner[cpu] = v;
+}
+
+void fpu_release(struct vcpu *v)
+{
+	unsigned cpu = this_cpu_id();
+
+	if (fpu_owner[cpu] != v)
+		return;
+	save_all(&v->fpu);
+	fpu_owner[cpu] = NULL;
 }
 
 int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)

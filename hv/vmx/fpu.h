@@ -1,5 +1,5 @@
 /* Guest register state the VMCS does not hold (x87/SSE/AVX, XCR0,
- * IA32_TSC_AUX), switched between vCPUs that
+ * IA32_TSC_AUX, the SYSCALL MSRs, KERNEL_GS_BASE, CR2), switched between vCPUs that
  * share a pCPU. The hypervisor itself never touches it (-mgeneral-regs-only),
  * so state moves only when another vCPU runs (lazy, per pCPU). */
 #ifndef HV_VMX_FPU_H
@@ -12,11 +12,15 @@ struct fpu_state {
 	void *area;        /* XSAVE area (64-byte aligned), or FXSAVE's 512 bytes */
 	uint64_t xcr0;
 	uint64_t tsc_aux;  /* IA32_TSC_AUX: RDTSCP/RDPID read it without an exit */
+	/* MSRs the guest reads and writes without exits (msr_filter.c PASS)
+	 * that the VMCS does not hold, and CR2 (no VMCS field either). */
+	uint64_t star, lstar, cstar, sfmask, kernel_gs_base, cr2;
 };
 
 void fpu_host_init(void);                 /* every CPU: CR4.OSFXSR/OSXSAVE, XCR0 */
 int fpu_vcpu_init(struct fpu_state *f);   /* area in its initial state */
 void fpu_switch_to(struct vcpu *v);       /* before entering v on this pCPU */
+void fpu_release(struct vcpu *v);         /* v leaves this pCPU: save its state here */
 /* XSETBV on behalf of the guest: 0, or -EINVAL when the value is illegal. */
 int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value);
 #endif

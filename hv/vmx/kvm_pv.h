@@ -50,10 +50,10 @@ struct vintc;
  * - YIELD_TO: hv/vm/vm.h provides vm_vcpu_yield_to(self, target).
  */
 #ifndef KVM_PV_HOOK_UNHALT
-#define KVM_PV_HOOK_UNHALT    0
+#define KVM_PV_HOOK_UNHALT    1   /* wired: vcpu.c vcpu_has_wakeup + run loop */
 #endif
 #ifndef KVM_PV_HOOK_TLB_FLUSH
-#define KVM_PV_HOOK_TLB_FLUSH 0
+#define KVM_PV_HOOK_TLB_FLUSH 1   /* wired: vcpu.c after vcpu_load */
 #endif
 #ifndef KVM_PV_HOOK_YIELD_TO
 #define KVM_PV_HOOK_YIELD_TO  0
