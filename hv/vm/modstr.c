@@ -103,7 +103,7 @@ static int set_param(struct vm_params *p, const char *k, const char *v)
 		       (p->vprof_dedicated = r == 1, 0);
 	}
 	if (!strcmp(k, "kvm"))
-		return cmdline_parse_bool(v, &p->kvm_pv) ? -EINVAL : 0;
+		return cmdline_parse_bool(v, &p->kvm_pv) ? -EINVAL : (p->kvm_set = true, 0);
 	if (!strcmp(k, "name")) {
 		if (strlen(v) >= sizeof(p->name))
 			return -E2BIG;

@@ -23,6 +23,7 @@ struct vm_params {
 	bool apicv;                  /* apicv=on|off, default on where the CPU has it */
 	bool apicv_set;
 	bool kvm_pv;                 /* kvm=on: KVM paravirtual signature and MSRs */
+	bool kvm_set;                /* kvm= given (else on for kind=linux) */
 	bool con;                    /* type=con|hit (co-scheduling class, seed 003) */
 	bool sa;                     /* sa=on: scheduler-activation upcalls (seed 000) */
 	bool vprof_dedicated;        /* vprof=dedicated: may request vProfile dedicated mode */

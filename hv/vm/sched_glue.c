@@ -136,6 +136,12 @@ void sched_glue_notify(struct vcpu *v)
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }
 
+void vm_vcpu_yield_to(struct vcpu *self, struct vcpu *target)
+{
+	sched_vcpu_yield(&self->sv, target ? &target->sv : NULL, SCHED_YIELD_HYPERCALL,
+			 time_now());
+}
+
 void sched_glue_vm_stopped(struct vm *vm)
 {
 	stime_t now = time_now();

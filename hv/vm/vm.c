@@ -100,8 +100,8 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	vm->nr_vcpus = p->vcpus;
 	cpuid_count(0, 0, &r);
 	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
-	/* KVM's PV ABI (vmx/kvm_pv.h) for Linux guests: on for kind=linux. */
-	vm->msrs.kvm_pv = vm->cpuid.kvm_sig = p->kvm_pv || p->kind == VM_KIND_LINUX;
+	/* KVM's PV ABI (vmx/kvm_pv.h): on for kind=linux unless kvm=off. */
+	vm->msrs.kvm_pv = vm->cpuid.kvm_sig = p->kvm_set ? p->kvm_pv : p->kind == VM_KIND_LINUX;
 	vm->cpuid.kvm_features = vm->cpuid.kvm_sig ? kvm_pv_features() : 0;
 	/* RDTSCP is enabled in the VMCS when the CPU has it (vmcs_setup.c); the
 	 * guest then owns IA32_TSC_AUX, switched per vCPU by vmx/fpu.c. */

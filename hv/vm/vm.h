@@ -56,4 +56,6 @@ void vm_wait_ready(void);
 bool vm_all_dead(void);
 __noreturn void vm_finish(void);   /* summary and the end of the run */
 void vm_print_exits(struct vm *vm);
+/* Directed yield (KVM_HC_SCHED_YIELD, PLE): give the pCPU up in favour of target. */
+void vm_vcpu_yield_to(struct vcpu *self, struct vcpu *target);
 #endif
