@@ -48,42 +48,19 @@ static void buf_end(char *buf, size_t size, size_t n)
 		buf[n < size ? n : size - 1] = '\0';
 }
 
-/* Key: up to '=', whitespace or the end. */
-static bool token_key(struct cmdline_cursor *c, char *key, size_t keylen)
-{
-	size_t n = 0;
-
-	while (c->p < c->end && *c->p != '=' && !is_space(*c->p))
-		buf_put(key, keylen, &n, *c->p++);
-	buf_end(key, keylen, n);
-	return n < keylen;
-}
-
-/* Value: up to unquoted whitespace; double quotes group and are removed.
- * Returns 0, -E2BIG (too long) or -EINVAL (unterminated quote). */
-static int token_val(struct cmdline_cursor *c, char *val, size_t vallen)
-{
-	size_t n = 0;
-	bool quoted = false;
-
-	while (c->p < c->end && (quoted || !is_space(*c->p))) {
-		char ch = *c->p++;
-		if (ch == '"')
-			quoted = !quoted;
-		else
-			buf_put(val, vallen, &n, ch);
-	}
-	buf_end(val, vallen, n);
-	if (quoted)
-		return -EINVAL;
-	return n < vallen ? 0 : -E2BIG;
-}
-
+/*
+ * One word: up to unquoted whitespace. A double quote toggles grouping
+ * anywhere in the word (GRUB re-quotes a word with a space as "key=a b")
+ * and is removed; a backslash makes the next \, " or ' literal (outside
+ * quotes, any character). The word splits at its first '=' into key and
+ * value. Returns CMDLINE_KV_FLAG/PAIR, -E2BIG (key or value too long) or
+ * -EINVAL (unterminated quote: the rest of the line is consumed).
+ */
 int cmdline_next_kv(struct cmdline_cursor *c, char *key, size_t keylen,
 		    char *val, size_t vallen)
 {
-	bool key_ok;
-	int rc;
+	size_t nk = 0, nv = 0;
+	bool quoted = false, in_val = false, key_ok = true, val_ok = true;
 
 	buf_end(key, keylen, 0);
 	buf_end(val, vallen, 0);
@@ -91,14 +68,32 @@ int cmdline_next_kv(struct cmdline_cursor *c, char *key, size_t keylen,
 		c->p++;
 	if (c->p >= c->end)
 		return CMDLINE_KV_END;
-	key_ok = token_key(c, key, keylen);
-	if (c->p >= c->end || *c->p != '=')
-		return key_ok ? CMDLINE_KV_FLAG : -E2BIG;
-	c->p++;
-	rc = token_val(c, val, vallen);
-	if (rc)
-		return rc;
-	return key_ok ? CMDLINE_KV_PAIR : -E2BIG;
+	while (c->p < c->end && (quoted || !is_space(*c->p))) {
+		char ch = *c->p++;
+
+		if (ch == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (ch == '\\' && c->p < c->end &&
+		    (!quoted || *c->p == '\\' || *c->p == '"' || *c->p == '\''))
+			ch = *c->p++;
+		else if (ch == '=' && !in_val) {
+			in_val = true;
+			continue;
+		}
+		if (in_val)
+			val_ok = buf_put(val, vallen, &nv, ch) && val_ok;
+		else
+			key_ok = buf_put(key, keylen, &nk, ch) && key_ok;
+	}
+	buf_end(key, keylen, nk);
+	buf_end(val, vallen, nv);
+	if (quoted)
+		return -EINVAL;
+	if (!key_ok || !val_ok)
+		return -E2BIG;
+	return in_val ? CMDLINE_KV_PAIR : CMDLINE_KV_FLAG;
 }
 
 /* ------------------------------------------------------------ value parsers */

@@ -6,6 +6,7 @@
 #include "lib/string.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/apic.h"
+#include "arch/x86/serial.h"
 #include "arch/x86/percpu.h"
 #include "vmx/caps.h"
 
@@ -24,6 +25,7 @@ void hv_exit(int status, const char *reason)
 	vmx_cpu_off();
 	n = fmt_snprintf(line, sizeof(line), "HVRUN-EXIT status=%d reason=%s\n", status, reason);
 	console_write_unlocked(line, (size_t)n);
+	serial_drain(COM1_PORT);   /* the emulator must not end before the last byte */
 	switch (opt_exit) {
 	case HV_EXIT_QEMU:
 		/* QEMU exits with (value << 1) | 1. */

@@ -297,11 +297,37 @@ START_TEST(test_print_effective)
 }
 END_TEST
 
+/* GRUB re-quotes a word containing a space as a whole ("key=a b") and
+ * backslash-escapes \, " and ' (docs/running.md); the tokenizer must read
+ * the word as the user wrote it. */
+START_TEST(test_grub_requoted_words)
+{
+	const char *line = "\"note=a b\" \"cmdline=init=\\\"/bin/sh -c x\\\"\" who=it\\'s flag";
+	struct cmdline_cursor c;
+	char k[64], v[128];
+
+	cmdline_cursor_init(&c, line, 1000);
+	ck_assert_int_eq(cmdline_next_kv(&c, k, sizeof(k), v, sizeof(v)), CMDLINE_KV_PAIR);
+	ck_assert_str_eq(k, "note");
+	ck_assert_str_eq(v, "a b");
+	ck_assert_int_eq(cmdline_next_kv(&c, k, sizeof(k), v, sizeof(v)), CMDLINE_KV_PAIR);
+	ck_assert_str_eq(k, "cmdline");
+	ck_assert_str_eq(v, "init=\"/bin/sh -c x\"");
+	ck_assert_int_eq(cmdline_next_kv(&c, k, sizeof(k), v, sizeof(v)), CMDLINE_KV_PAIR);
+	ck_assert_str_eq(k, "who");
+	ck_assert_str_eq(v, "it's");
+	ck_assert_int_eq(cmdline_next_kv(&c, k, sizeof(k), v, sizeof(v)), CMDLINE_KV_FLAG);
+	ck_assert_str_eq(k, "flag");
+	ck_assert_int_eq(cmdline_next_kv(&c, k, sizeof(k), v, sizeof(v)), CMDLINE_KV_END);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cmdline");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_tokenizer);
+	tcase_add_test(tc, test_grub_requoted_words);
 	tcase_add_test(tc, test_tokenizer_limits);
 	tcase_add_test(tc, test_value_parsers);
 	tcase_add_test(tc, test_parse_good);

@@ -14,6 +14,7 @@
 #define LCR_DLAB 0x80
 #define LSR_DR   0x01
 #define LSR_THRE 0x20
+#define LSR_TEMT 0x40
 
 void serial_init(uint16_t port)
 {
@@ -38,4 +39,11 @@ int serial_getc(uint16_t port)
 	if (!(inb(port + UART_LSR) & LSR_DR))
 		return -1;
 	return inb(port + UART_THR);
+}
+
+void serial_drain(uint16_t port)
+{
+	/* TEMT: holding register and shift register both empty (16550 LSR bit 6). */
+	for (int i = 0; i < 1000000 && !(inb(port + UART_LSR) & LSR_TEMT); i++)
+		cpu_relax();
 }

@@ -6,4 +6,5 @@
 void serial_init(uint16_t port);
 void serial_putc(uint16_t port, char c);
 int serial_getc(uint16_t port);   /* -1 when no byte is waiting */
+void serial_drain(uint16_t port); /* wait until the transmitter is empty */
 #endif
