@@ -198,8 +198,10 @@ void sched_glue_poll(unsigned cpu, stime_t now)
 		WRITE_ONCE(sched_deadline[cpu], STIME_NEVER);
 		sched_timer_fire(&pcpus[cpu], time_now());
 	}
-	if (now >= blocked_deadline[cpu] || blocked_deadline[cpu] == STIME_NEVER)
-		poll_blocked(cpu, now);
+	/* Always recomputed: a vCPU that blocked since the last poll may have
+	 * an earlier deadline than the one cached (a cached value let a guest's
+	 * 10 ms sleep last 940 ms). */
+	poll_blocked(cpu, now);
 }
 
 void sched_glue_deliver_pending(struct vcpu *v)
@@ -231,6 +233,11 @@ static void idle_wait(unsigned cpu)
 	stime_t dl;
 
 	irq_disable();
+	if (sched_need_resched(&pcpus[cpu])) {
+		irq_enable();
+		return;
+	}
+	poll_blocked(cpu, time_now());   /* include vCPUs that just blocked here */
 	if (sched_need_resched(&pcpus[cpu])) {
 		irq_enable();
 		return;
