@@ -110,7 +110,7 @@ test-guest-load: guest-images $(GUEST_LOADCHECK)
 # GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp, -j 2; GUEST_HV_APICV=on.
 GUEST_HV_APICV ?= on,off
 test-guest-hv: guest-images $(GUEST_BENCH) all
-	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py --apicv $(GUEST_HV_APICV) -j 2 $(GUEST_HV_ARGS)
+	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py --apicv $(GUEST_HV_APICV) $(GUEST_HV_ARGS)
 TEST_TARGETS += test-guest-hv
 
 .PHONY: guest-images test-guest-bare test-guest-load test-guest-hv
