@@ -66,6 +66,7 @@ static int64_t kvm_hc_sched_yield(struct vcpu *v, uint64_t apic_id, uint64_t a1,
 	t = vcpu_by_apic(v->vm, apic_id);
 	if (!t || t == v)
 		return 0;
+	v->kvm.yields++;
 #if KVM_PV_HOOK_YIELD_TO
 	vm_vcpu_yield_to(v, t);
 #endif

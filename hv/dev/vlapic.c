@@ -271,6 +271,15 @@ void vlapic_eoi(struct vlapic *l)
 		l->ops->eoi(l->ops->ctx, (uint8_t)v);
 }
 
+int vlapic_pv_eoi_vector(const struct vlapic *l)
+{
+	int v = vec_highest(l, APIC_ISR);
+
+	if (v < 0 || vec_highest(l, APIC_IRR) >= 0 || vlapic_vec_test(l, APIC_TMR, (uint8_t)v))
+		return -1;
+	return v;
+}
+
 void vlapic_eoi_exit(struct vlapic *l, uint8_t vector)
 {
 	ppr_update(l);

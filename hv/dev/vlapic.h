@@ -173,6 +173,12 @@ void vlapic_eoi_exit(struct vlapic *l, uint8_t vector);
 int vlapic_apic_write_exit(struct vlapic *l, unsigned off);
 /* EOI (non-virtualised): clear the highest ISR bit; broadcast if it was level. */
 void vlapic_eoi(struct vlapic *l);
+/* KVM PV EOI (Linux Documentation/virt/kvm/x86/msr.rst, MSR_KVM_PV_EOI_EN): the
+ * vector whose EOI the guest may signal in memory instead of by a register
+ * write, or -1. Only when nothing waits in IRR (an EOI that does not exit must
+ * not strand a pending interrupt) and the highest ISR vector is edge-triggered
+ * (a level EOI has to reach the IOAPIC). */
+int vlapic_pv_eoi_vector(const struct vlapic *l);
 
 /* Timer, pull model. next: earliest deadline in host ns or STIME_NEVER.
  * advance: fire if now >= deadline (periodic reloads; late periods coalesce). */

@@ -82,8 +82,9 @@ static int pending_vector(struct vcpu *v, bool vid)
 /* Choose what the next entry delivers: a re-injected event, a queued
  * exception, then an external interrupt from the vLAPIC when the guest can
  * take one, else ask for an interrupt-window exit (SDM §26.6.5). APIC
- * virtualization state (RVI/SVI, TPR threshold) is refreshed first. */
-static void inject_events(struct vcpu *v, bool after_exit)
+ * virtualization state (RVI/SVI, TPR threshold) is refreshed first.
+ * Returns whether virtual-interrupt delivery is on for this entry. */
+static bool inject_events(struct vcpu *v, bool after_exit)
 {
 	__typeof__(v->pending_exc) *e = &v->pending_exc;
 	struct vintc *ic = &v->vm->devs.intc;
@@ -92,7 +93,7 @@ static void inject_events(struct vcpu *v, bool after_exit)
 	int vec;
 
 	if (after_exit && reinject_vectoring())
-		return;
+		return vid;
 	if (e->valid) {
 		info = INTR_INFO_VALID | INTR_TYPE_HW_EXC | e->vector;
 		if (e->has_err) {
@@ -101,17 +102,17 @@ static void inject_events(struct vcpu *v, bool after_exit)
 		}
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
 		e->valid = false;
-		return;
+		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
 		set_intr_window(false);
-		return;
+		return vid;
 	}
 	spin_lock(&v->vm->lock);
 	if (vintc_nmi_take(ic, v->id)) {
 		spin_unlock(&v->vm->lock);
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
-		return;
+		return vid;
 	}
 	vec = pending_vector(v, vid);
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
@@ -122,10 +123,11 @@ static void inject_events(struct vcpu *v, bool after_exit)
 		if (vec >= 0)
 			vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
 		set_intr_window(false);
-		return;
+		return vid;
 	}
 	spin_unlock(&v->vm->lock);
 	set_intr_window(vec >= 0);
+	return vid;
 }
 
 /* A halted vCPU wakes on any interrupt the vLAPIC holds (even with IF=0 the
@@ -287,7 +289,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		}
 		WRITE_ONCE(v->kicked, false);
 		sched_glue_deliver_pending(v);
-		inject_events(v, after_exit);
+		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
 enter:
@@ -305,6 +307,7 @@ enter:
 		/* Let the host take the interrupt that caused the exit (no ack-on-exit). */
 		irq_enable();
 		after_exit = true;
+		kvm_pv_eoi_after_exit(v, &v->kvm);
 		act = exit_dispatch(v, reason);
 		if (act == EXIT_RESUME && fast_reentry(v, reason & 0xffff, cpu))
 			goto enter;

@@ -2,6 +2,7 @@
  * loop, and ending VMs. A failure while creating or running a VM ends that VM
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
+#include "vmx/kvm_pv.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
 #include "lib/fmt.h"
@@ -211,6 +212,7 @@ void vm_print_exits(struct vm *vm)
 			st.time[SCHED_RUNNING] / 1000000, st.time[SCHED_RUNNABLE] / 1000000,
 			st.time[SCHED_BLOCKED] / 1000000, st.time[SCHED_OFFLINE] / 1000000,
 			st.npreempt, st.nyield, st.nwake, v->sv.pcpu, v->sv.flags);
+		kvm_pv_vcpu_print(v);
 	}
 }
 

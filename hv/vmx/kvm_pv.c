@@ -17,8 +17,9 @@ uint32_t kvm_pv_features(void)
 		     BIT(KVM_FEATURE_CLOCKSOURCE_STABLE_BIT) | BIT(KVM_FEATURE_NOP_IO_DELAY) |
 		     BIT(KVM_FEATURE_STEAL_TIME);
 
-	/* PV EOI is not offered: with virtual-interrupt delivery EOIs do not exit
-	 * anyway, and without it the vLAPIC would need an EOI hook per entry. */
+	/* PV EOI saves the EOI exit without virtual-interrupt delivery; with it
+	 * the bit is never set and the guest's EOI write does not exit anyway. */
+	f |= BIT(KVM_FEATURE_PV_EOI);
 	if (KVM_PV_OFFER_SEND_IPI)
 		f |= BIT(KVM_FEATURE_PV_SEND_IPI);
 	if (KVM_PV_HOOK_UNHALT)
@@ -170,6 +171,11 @@ int kvm_pv_msr_read(const struct kvm_pv_vcpu *k, uint32_t features, uint32_t msr
 			return -EINVAL;
 		*val = k->steal_msr;
 		return 0;
+	case MSR_KVM_PV_EOI_EN:
+		if (!has(features, KVM_FEATURE_PV_EOI))
+			return -EINVAL;
+		*val = k->pv_eoi_msr;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -225,6 +231,47 @@ static int steal_time_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, u
 	return 0;
 }
 
+/* A word outside guest RAM is refused with #GP, as KVM does. The guest
+ * zeroes it before enabling; nothing is armed until the next entry. */
+static int pv_eoi_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, uint64_t val)
+{
+	volatile uint8_t *p = NULL;
+
+	if (val & KVM_PV_EOI_RESERVED)
+		return -EINVAL;
+	if (val & KVM_MSR_ENABLED) {
+		p = e->map(e->ctx, val & ~3ull, 4);
+		if (!p) {
+			pr_warn("kvm: PV EOI word at %#lx is not in guest RAM; #GP\n",
+				(unsigned long)val);
+			return -EINVAL;
+		}
+	}
+	k->pv_eoi_msr = val;
+	k->pv_eoi = p;
+	k->pv_eoi_armed = false;
+	return 0;
+}
+
+void kvm_pv_eoi_arm(struct kvm_pv_vcpu *k)
+{
+	*k->pv_eoi |= KVM_PV_EOI_PENDING;
+	k->pv_eoi_armed = true;
+}
+
+bool kvm_pv_eoi_disarm(struct kvm_pv_vcpu *k)
+{
+	uint8_t b = *k->pv_eoi;
+
+	k->pv_eoi_armed = false;
+	if (!(b & KVM_PV_EOI_PENDING)) {
+		k->pv_eois++;
+		return true;
+	}
+	*k->pv_eoi = (uint8_t)(b & ~KVM_PV_EOI_PENDING);
+	return false;
+}
+
 int kvm_pv_msr_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, uint32_t msr,
 		     uint64_t val)
 {
@@ -244,8 +291,10 @@ int kvm_pv_msr_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, uint32_t
 	case MSR_KVM_STEAL_TIME:
 		return has(e->features, KVM_FEATURE_STEAL_TIME) ? steal_time_write(k, e, val)
 								: -EINVAL;
+	case MSR_KVM_PV_EOI_EN:
+		return has(e->features, KVM_FEATURE_PV_EOI) ? pv_eoi_write(k, e, val) : -EINVAL;
 	default:
-		return -EINVAL;   /* PV EOI, async PF, poll control: not offered */
+		return -EINVAL;   /* async PF, poll control: not offered */
 	}
 }
 

@@ -18,6 +18,10 @@ struct vintc;
 #define MSR_KVM_STEAL_TIME        0x4b564d03u
 #define MSR_KVM_PV_EOI_EN         0x4b564d04u
 #define KVM_MSR_ENABLED           BIT(0)
+/* PV EOI MSR: bit 0 enable, bit 1 reserved, bits 63:2 the 4-byte aligned GPA
+ * of a word whose bit 0 the host sets when the guest may skip the EOI write. */
+#define KVM_PV_EOI_RESERVED       BIT(1)
+#define KVM_PV_EOI_PENDING        BIT(0)
 /* Steal-time MSR: bit 0 enable, bits 5:1 reserved, the record is 64-byte aligned. */
 #define KVM_STEAL_RESERVED_MASK   0x3eull
 #define KVM_STEAL_GPA_MASK        (~0x3full)
@@ -115,7 +119,10 @@ struct kvm_pv_vcpu {
 	uint64_t steal_published;             /* part of steal_ns already in steal->steal */
 	volatile bool pv_unhalted;            /* KVM_HC_KICK_CPU arrived, not yet consumed */
 	volatile bool flush_tlb;              /* guest asked for a flush while preempted */
-	uint64_t kicks, ipis, flushes, clock_updates;   /* statistics */
+	uint64_t pv_eoi_msr;
+	volatile uint8_t *pv_eoi;             /* byte 0 of the guest's PV EOI word; NULL off */
+	bool pv_eoi_armed;                    /* we set the bit before the last entry */
+	uint64_t kicks, ipis, flushes, clock_updates, yields, pv_eois;   /* statistics */
 };
 
 /* What the MSR handler needs from the VM, given by the caller (pure code). */
@@ -151,6 +158,11 @@ void kvm_steal_publish(struct kvm_pv_vcpu *k);
 int kvm_pv_msr_read(const struct kvm_pv_vcpu *k, uint32_t features, uint32_t msr, uint64_t *val);
 int kvm_pv_msr_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *env, uint32_t msr,
 		     uint64_t val);
+/* PV EOI: set the guest's bit before an entry (arm), and after the exit
+ * take it back; disarm returns true when the guest cleared it, i.e. signalled
+ * the EOI without writing the APIC (the caller then performs that EOI). */
+void kvm_pv_eoi_arm(struct kvm_pv_vcpu *k);
+bool kvm_pv_eoi_disarm(struct kvm_pv_vcpu *k);
 /* Mark preempted (set) or running again (clear; latches KVM_VCPU_FLUSH_TLB). */
 void kvm_pv_preempted_set(struct kvm_pv_vcpu *k, bool preempted);
 /* KVM_HC_SEND_IPI: deliver icr's vector (fixed or NMI) to APIC IDs min + bit of
@@ -174,4 +186,16 @@ bool kvm_pv_tlb_flush_take(struct vcpu *v);
 /* PV unhalt: a kick is pending (a halted v must wake); cleared on resume. */
 bool kvm_pv_unhalt_pending(struct vcpu *v);
 void kvm_pv_unhalt_clear(struct vcpu *v);
+/* PV EOI around guest execution, without virtual-interrupt delivery (with it
+ * the CPU virtualises EOI and the bit is never set, as in KVM): before_entry
+ * after the injection decision, after_exit before the exit is dispatched. */
+void kvm_pv_eoi_before_entry(struct vcpu *v, bool vid);
+void kvm_pv_eoi_after_exit_slow(struct vcpu *v);
+static inline void kvm_pv_eoi_after_exit(struct vcpu *v, struct kvm_pv_vcpu *k)
+{
+	if (unlikely(k->pv_eoi_armed))
+		kvm_pv_eoi_after_exit_slow(v);
+}
+/* One summary line of v's PV statistics, if the guest used any PV feature. */
+void kvm_pv_vcpu_print(struct vcpu *v);
 #endif

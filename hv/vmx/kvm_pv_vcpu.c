@@ -40,7 +40,7 @@ static void env_get(struct vcpu *v, struct kvm_pv_env *e)
 int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 {
 	struct kvm_pv_vcpu *k = &v->kvm;
-	bool clock = k->clock, steal = k->steal;
+	bool clock = k->clock, steal = k->steal, eoi = k->pv_eoi;
 	struct kvm_pv_env e;
 	int r;
 
@@ -53,6 +53,8 @@ int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 		pr_info("%s: vcpu%u: kvmclock at gpa %#lx\n", v->vm->p.name, v->id, *val);
 	if (!steal && k->steal)
 		pr_info("%s: vcpu%u: KVM steal time at gpa %#lx\n", v->vm->p.name, v->id, *val);
+	if (!eoi && k->pv_eoi)
+		pr_info("%s: vcpu%u: KVM PV EOI at gpa %#lx\n", v->vm->p.name, v->id, *val);
 	return r;
 }
 
@@ -92,4 +94,47 @@ bool kvm_pv_unhalt_pending(struct vcpu *v)
 void kvm_pv_unhalt_clear(struct vcpu *v)
 {
 	WRITE_ONCE(v->kvm.pv_unhalted, false);
+}
+
+/* KVM's apic_sync_pv_eoi_to_guest() rule: arm only when the EOI may skip the
+ * exit: nothing pending behind it in the vLAPIC or the 8259 (vCPU 0), edge
+ * vector. A pending interrupt arriving later kicks the vCPU out, and the exit
+ * takes the bit back before anything reads ISR/PPR. */
+void kvm_pv_eoi_before_entry(struct vcpu *v, bool vid)
+{
+	struct kvm_pv_vcpu *k = &v->kvm;
+	int vec;
+
+	if (!k->pv_eoi || vid || k->pv_eoi_armed)
+		return;
+	spin_lock(&v->vm->lock);
+	vec = vlapic_pv_eoi_vector(&v->lapic);
+	if (vec >= 0 && v->id == 0 && vpic_output(&v->vm->devs.intc.pic))
+		vec = -1;
+	spin_unlock(&v->vm->lock);
+	if (vec >= 0)
+		kvm_pv_eoi_arm(k);
+}
+
+/* After any exit while armed: a cleared bit is the guest's EOI (SDM §11.8.5
+ * semantics: the highest ISR vector), performed here as a register write would. */
+void kvm_pv_eoi_after_exit_slow(struct vcpu *v)
+{
+	if (!kvm_pv_eoi_disarm(&v->kvm))
+		return;
+	spin_lock(&v->vm->lock);
+	vlapic_eoi(&v->lapic);
+	spin_unlock(&v->vm->lock);
+}
+
+void kvm_pv_vcpu_print(struct vcpu *v)
+{
+	const struct kvm_pv_vcpu *k = &v->kvm;
+
+	if (!k->clock_updates && !k->steal_msr && !k->pv_eoi_msr && !k->ipis && !k->kicks &&
+	    !k->yields)
+		return;
+	pr_info("summary:   %s vcpu%u kvm-pv clock-updates %lu ipis %lu kicks %lu yields %lu "
+		"tlb-flushes %lu pv-eois %lu\n", v->vm->p.name, v->id, k->clock_updates, k->ipis,
+		k->kicks, k->yields, k->flushes, k->pv_eois);
 }

@@ -218,12 +218,13 @@ START_TEST(test_msr_not_offered)
 	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_STEAL_TIME, 0x1001), -EINVAL);
 	ck_assert_int_eq(kvm_pv_msr_read(&K, 0, MSR_KVM_WALL_CLOCK_NEW, &v), -EINVAL);
 	ck_assert_int_eq(maps, 0);
-	E.features = kvm_pv_features();
-	/* never offered: PV EOI, async PF, poll control */
 	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x1001), -EINVAL);
+	ck_assert_int_eq(kvm_pv_msr_read(&K, 0, MSR_KVM_PV_EOI_EN, &v), -EINVAL);
+	ck_assert_ptr_null((void *)K.pv_eoi);
+	E.features = kvm_pv_features();
+	/* never offered: async PF, poll control */
 	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, 0x4b564d02, 0x1001), -EINVAL);
 	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, 0x4b564d05, 1), -EINVAL);
-	ck_assert_int_eq(kvm_pv_msr_read(&K, E.features, MSR_KVM_PV_EOI_EN, &v), -EINVAL);
 }
 END_TEST
 
@@ -286,12 +287,56 @@ START_TEST(test_features)
 	ck_assert(f & BIT(KVM_FEATURE_CLOCKSOURCE2));
 	ck_assert(f & BIT(KVM_FEATURE_STEAL_TIME));
 	ck_assert(f & BIT(KVM_FEATURE_CLOCKSOURCE_STABLE_BIT));
-	ck_assert(!(f & BIT(KVM_FEATURE_PV_EOI)));
+	ck_assert(f & BIT(KVM_FEATURE_PV_EOI));
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_UNHALT)), KVM_PV_HOOK_UNHALT);
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_TLB_FLUSH)), KVM_PV_HOOK_TLB_FLUSH);
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_SCHED_YIELD)), KVM_PV_HOOK_YIELD_TO);
 	ck_assert_int_eq(!!(f & BIT(KVM_FEATURE_PV_SEND_IPI)), KVM_PV_OFFER_SEND_IPI);
 	ck_assert(!(f & 0x00fff000u & ~BIT(KVM_FEATURE_PV_SEND_IPI) & ~BIT(KVM_FEATURE_PV_SCHED_YIELD)));
+}
+END_TEST
+
+START_TEST(test_pv_eoi_msr)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x5005), 0);
+	ck_assert_ptr_eq((void *)K.pv_eoi, ram + 0x5004);
+	ck_assert_int_eq(kvm_pv_msr_read(&K, E.features, MSR_KVM_PV_EOI_EN, &v), 0);
+	ck_assert_uint_eq(v, 0x5005);
+	/* reserved bit 1, or a word outside RAM: #GP and the old setting stays */
+	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x5007), -EINVAL);
+	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x7fff0001), -EINVAL);
+	ck_assert_ptr_eq((void *)K.pv_eoi, ram + 0x5004);
+	/* disable: no word, nothing armed */
+	kvm_pv_eoi_arm(&K);
+	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x5004), 0);
+	ck_assert_ptr_null((void *)K.pv_eoi);
+	ck_assert(!K.pv_eoi_armed);
+}
+END_TEST
+
+/* The guest's side is kvm_guest_apic_eoi_write(): test-and-clear bit 0, and
+ * write the APIC only when it was not set. */
+START_TEST(test_pv_eoi_protocol)
+{
+	volatile uint8_t *w = (volatile uint8_t *)(ram + 0x6000);
+
+	ck_assert_int_eq(kvm_pv_msr_write(&K, &E, MSR_KVM_PV_EOI_EN, 0x6001), 0);
+	ram[0x6001] = 0x5a;   /* the host touches bit 0 of byte 0 only */
+	kvm_pv_eoi_arm(&K);
+	ck_assert_uint_eq(*w, 1);
+	ck_assert(K.pv_eoi_armed);
+	/* the guest took no interrupt: the host takes the bit back, no EOI */
+	ck_assert(!kvm_pv_eoi_disarm(&K));
+	ck_assert_uint_eq(*w, 0);
+	ck_assert(!K.pv_eoi_armed);
+	/* the guest cleared it: that was its EOI */
+	kvm_pv_eoi_arm(&K);
+	*w &= (uint8_t)~1u;
+	ck_assert(kvm_pv_eoi_disarm(&K));
+	ck_assert_uint_eq(K.pv_eois, 1);
+	ck_assert_uint_eq(ram[0x6001], 0x5a);
 }
 END_TEST
 
@@ -338,6 +383,31 @@ START_TEST(test_ipi_bitmap)
 }
 END_TEST
 
+/* Which vector may be EOId in memory (KVM's apic_sync_pv_eoi_to_guest rule). */
+START_TEST(test_pv_eoi_vector)
+{
+	struct apic_msg edge = { .vector = 0x50, .mode = APIC_DM_FIXED, .assert = true };
+	struct apic_msg low = { .vector = 0x30, .mode = APIC_DM_FIXED, .assert = true };
+	struct apic_msg lvl = { .vector = 0x60, .mode = APIC_DM_FIXED, .assert = true,
+				.level_trig = true };
+	struct vlapic *l = &lapics[1];
+
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), -1);   /* nothing in service */
+	vlapic_accept_msg(l, &edge);
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), -1);   /* pending, not in service */
+	ck_assert_int_eq(vlapic_ack(l, 0x50), 0);
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), 0x50);
+	vlapic_accept_msg(l, &low);                      /* waits behind 0x50 */
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), -1);
+	vlapic_eoi(l);
+	ck_assert_int_eq(vlapic_ack(l, 0x30), 0);
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), 0x30);
+	vlapic_accept_msg(l, &lvl);
+	ck_assert_int_eq(vlapic_ack(l, 0x60), 0);
+	ck_assert_int_eq(vlapic_pv_eoi_vector(l), -1);   /* level: the IOAPIC needs the EOI */
+}
+END_TEST
+
 START_TEST(test_ipi_nmi_and_bad)
 {
 	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, APIC_DM_NMI << 8), 1);
@@ -374,10 +444,13 @@ static Suite *suite(void)
 	tcase_add_test(tm, test_steal_time);
 	tcase_add_test(tm, test_steal_reserved_bits);
 	tcase_add_test(tm, test_preempted_and_flush);
+	tcase_add_test(tm, test_pv_eoi_msr);
+	tcase_add_test(tm, test_pv_eoi_protocol);
 	suite_add_tcase(s, tm);
 	tcase_add_checked_fixture(ti, ipi_setup, NULL);
 	tcase_add_test(ti, test_ipi_bitmap);
 	tcase_add_test(ti, test_ipi_nmi_and_bad);
+	tcase_add_test(ti, test_pv_eoi_vector);
 	suite_add_tcase(s, ti);
 	return s;
 }
