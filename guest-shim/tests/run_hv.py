@@ -56,6 +56,9 @@ def cases(all_forms):
     out.append(("triple+timer", 2, [("kind=multiboot vcpus=1 mem=32M", GUEST / "triple.elf"),
                                     ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")],
                 "triple"))
+    # KVM PV sched-yield: two vCPUs on one pCPU (kvm=on offers the KVM ABI).
+    out.append(("kvmyield-64.elf", 1, [("kind=multiboot vcpus=2 mem=32M kvm=on",
+                                        GUEST / "kvmyield-64.elf")], "kvmyield"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
