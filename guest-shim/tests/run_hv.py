@@ -56,6 +56,9 @@ def cases(all_forms):
     out.append(("triple+timer", 2, [("kind=multiboot vcpus=1 mem=32M", GUEST / "triple.elf"),
                                     ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")],
                 "triple"))
+    # A platform timer (RTC) started by vCPU 1 for vCPU 0 halted on another pCPU.
+    out.append(("devcross-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M pcpus=0,1",
+                                        GUEST / "devcross-64.elf")], "devcross"))
     # KVM PV sched-yield: two vCPUs on one pCPU (kvm=on offers the KVM ABI).
     out.append(("kvmyield-64.elf", 1, [("kind=multiboot vcpus=2 mem=32M kvm=on",
                                         GUEST / "kvmyield-64.elf")], "kvmyield"))

@@ -136,6 +136,14 @@ void sched_glue_notify(struct vcpu *v)
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }
 
+void sched_glue_repoll(struct vcpu *v)
+{
+	unsigned pcpu = READ_ONCE(v->sv.pcpu);
+
+	if (pcpu != this_cpu_id())
+		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+}
+
 void vm_vcpu_yield_to(struct vcpu *self, struct vcpu *target)
 {
 	sched_vcpu_yield(&self->sv, target ? &target->sv : NULL, SCHED_YIELD_HYPERCALL,

@@ -11,6 +11,10 @@ void sched_glue_vcpu_start(struct vcpu *v);    /* boot vCPU, or an AP's SIPI */
 /* Something for v happened (interrupt, SIPI): wake it if blocked, and make
  * its pCPU look at it (IPI) if it runs elsewhere. Any context but IRQ. */
 void sched_glue_notify(struct vcpu *v);
+/* Another pCPU moved a deadline of v's devices earlier: make v's pCPU look
+ * again (an idle one leaves its halt and re-polls; a running v exits and
+ * re-arms its preemption timer). */
+void sched_glue_repoll(struct vcpu *v);
 void sched_glue_vm_stopped(struct vm *vm);     /* every vCPU goes OFFLINE */
 /* Deadline the running vCPU's preemption timer must honour on this pCPU. */
 stime_t sched_glue_deadline(unsigned cpu);
