@@ -11,6 +11,9 @@ test_vprof_dump_SRCS := test/unit/test_vprof_dump.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_ded_SRCS  := test/unit/test_vprof_ded.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_spin_SRCS := test/unit/test_vprof_spin.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_mt_SRCS   := test/unit/test_vprof_mt.c $(VPROF_SRCS) hv/lib/fmt.c
+# The serial-key dump taken while other pCPUs record (hv/console_keys.c's `v`).
+UNIT_TESTS += test_vprof_keydump
+test_vprof_keydump_SRCS := test/unit/test_vprof_keydump.c $(VPROF_SRCS) hv/lib/fmt.c
 
 # Round-trip generator: the real recorder and encoder built for the host.
 $(BUILD)/vprof/rt_gen: test/vprof/rt_gen.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c \
