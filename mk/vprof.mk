@@ -11,6 +11,9 @@ test_vprof_dump_SRCS := test/unit/test_vprof_dump.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_ded_SRCS  := test/unit/test_vprof_ded.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_spin_SRCS := test/unit/test_vprof_spin.c $(VPROF_SRCS) hv/lib/fmt.c
 test_vprof_mt_SRCS   := test/unit/test_vprof_mt.c $(VPROF_SRCS) hv/lib/fmt.c
+# The serial-key dump taken while other pCPUs record (hv/console_keys.c's `v`).
+UNIT_TESTS += test_vprof_keydump
+test_vprof_keydump_SRCS := test/unit/test_vprof_keydump.c $(VPROF_SRCS) hv/lib/fmt.c
 
 # Round-trip generator: the real recorder and encoder built for the host.
 $(BUILD)/vprof/rt_gen: test/vprof/rt_gen.c $(VPROF_SRCS) hv/lib/fmt.c test/unit/shim.c \
@@ -46,9 +49,11 @@ bench-vprof: $(BUILD)/vprof/bench
 BENCH_TARGETS += bench-vprof
 .PHONY: bench-vprof
 
-# System test (Bochs, about 10 s): a guest runs busy / halt / PAUSE phases in
+# System test (Bochs, about 12 s): a guest runs busy / halt / PAUSE phases in
 # one profile and the decoded phases must match (hv/vm/vprof_glue.c wires the
-# hypercalls, the sink and the exits; docs/vprofile.md, Integration).
+# hypercalls, the sink and the exits; docs/vprofile.md, Integration); the
+# dedicated-mode scenario; and the serial dump key (hvrun --send-key "?v"
+# after the guest's marker: a "serial key" dump, and none with console_keys=off).
 ifdef GUEST_LD
 VPROF_GUEST := $(GUEST_OUT)/vprof/vprof_pattern-64.elf
 $(GUEST_OUT)/vprof/vprof_pattern-64.elf64: $(GUEST_OUT)/obj64/test/vprof/guest_pattern.o \

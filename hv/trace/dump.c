@@ -1,6 +1,7 @@
 /* Serial dump of one VM's profile: BEGIN, per-vCPU totals, PMU, exit counts,
  * per-pCPU ring health, the VM's timeline records, END with counts and a CRC
- * over all frames (format: frame.h, docs/vprofile.md). dump_lock is held. */
+ * over all frames (format: frame.h, docs/vprofile.md). dump_lock is held; the
+ * totals are one snapshot at the window's end (dump_snapshot). */
 #include "trace/internal.h"
 #include "trace/frame.h"
 #include "errno.h"
@@ -17,11 +18,21 @@ _Static_assert(VPE_NEVENTS <= 255 && VPMU_NCOUNTERS <= 32, "record code / PMU ma
 struct dump_ctx {
 	struct vpf_writer w;
 	uint16_t vm;
+	uint16_t nvcpus;
+	uint8_t flags;        /* BEGIN: 1 profiling on, 2 exit trace */
 	stime_t t0, t1;       /* profile window */
+	uint64_t ded_own, ded_frozen;
 	uint32_t nrecs;
 	uint64_t lost;
 	int err;
 };
+
+/* Every vCPU's totals at the single instant t1, taken in one hold of the VM
+ * lock: read vCPU by vCPU between slow serial lines instead, the later ones
+ * would include intervals other pCPUs closed after t1 (a key dump runs while
+ * they record), and their states would not add up to the window. dump_lock
+ * (held by every caller of vp_dump_vm) protects the buffer. */
+static struct vprof_vcpu_stats dump_snap[VPROF_MAX_VCPUS];
 
 static void dump_emit(struct dump_ctx *d)
 {
@@ -41,21 +52,47 @@ static uint64_t dump_ded(const struct vp_vm *v, bool owner, stime_t t1)
 	return base;
 }
 
-static void dump_begin(struct dump_ctx *d, struct vp_vm *v, enum vp_dump_reason why)
+/* The latest instant the VM's accumulators reached: a pCPU that read its
+ * clock after the dumper did may already have closed an interval there. */
+static stime_t dump_instant(const struct vp_vm *v, stime_t now)
+{
+	for (uint16_t i = 0; i < v->nvcpus; i++) {
+		const struct vp_acct *a = &v->vcpu[i];
+
+		now = MAX(now, MAX(a->since, a->ple_until));
+		if (a->s.spinning)
+			now = MAX(now, a->spin_since);
+	}
+	return now;
+}
+
+/* Under the VM lock: the window, the BEGIN fields and every vCPU's totals. */
+static void dump_snapshot(struct dump_ctx *d, struct vp_vm *v, stime_t now)
+{
+	d->t0 = v->t_start;
+	d->t1 = v->on ? dump_instant(v, now) : v->t_stop;
+	d->nvcpus = v->nvcpus;
+	d->flags = (uint8_t)((v->on ? 1 : 0) | (vp_g.exit_trace ? 2 : 0));
+	d->ded_own = dump_ded(v, true, d->t1);
+	d->ded_frozen = dump_ded(v, false, d->t1);
+	for (uint16_t i = 0; i < v->nvcpus; i++)
+		vp_stats_locked(v, &v->vcpu[i], d->t1, &dump_snap[i]);
+}
+
+static void dump_begin(struct dump_ctx *d, enum vp_dump_reason why)
 {
 	struct vpf_writer *w = &d->w;
-	uint8_t flags = (uint8_t)((v->on ? 1 : 0) | (vp_g.exit_trace ? 2 : 0));
 
 	vpf_start(w, VPF_BEGIN);
 	vpf_put(w, d->vm, 2);
-	vpf_put(w, v->nvcpus, 2);
+	vpf_put(w, d->nvcpus, 2);
 	vpf_put(w, vp_g.npcpus, 2);
 	vpf_put(w, why, 1);
-	vpf_put(w, flags, 1);
+	vpf_put(w, d->flags, 1);
 	vpf_put(w, (uint64_t)d->t0, 8);
 	vpf_put(w, (uint64_t)d->t1, 8);
-	vpf_put(w, dump_ded(v, true, d->t1), 8);
-	vpf_put(w, dump_ded(v, false, d->t1), 8);
+	vpf_put(w, d->ded_own, 8);
+	vpf_put(w, d->ded_frozen, 8);
 	vpf_put(w, sizeof(struct vp_rec), 4);
 	vpf_put(w, VPE_NEVENTS, 2);
 	vpf_put(w, VPROF_EXIT_REASONS, 2);
@@ -130,15 +167,12 @@ static void dump_exits(struct dump_ctx *d, uint16_t vcpu, const struct vprof_vcp
 	}
 }
 
-static void dump_vcpus(struct dump_ctx *d, struct vp_vm *v)
+static void dump_vcpus(struct dump_ctx *d)
 {
-	struct vprof_vcpu_stats s;
-
-	for (uint16_t i = 0; i < v->nvcpus; i++) {
-		vprof_vcpu_stats_get(d->vm, i, d->t1, &s);
-		dump_vcpu(d, i, &s);
-		dump_pmu(d, i, &s);
-		dump_exits(d, i, &s);
+	for (uint16_t i = 0; i < d->nvcpus; i++) {
+		dump_vcpu(d, i, &dump_snap[i]);
+		dump_pmu(d, i, &dump_snap[i]);
+		dump_exits(d, i, &dump_snap[i]);
 	}
 }
 
@@ -229,12 +263,12 @@ int vp_dump_vm(uint16_t vm, enum vp_dump_reason why, stime_t now)
 	if (!vp_g.sink)
 		return trace_error(-ENODEV);
 	spin_lock(&v->lock);
-	d.t0 = v->t_start;
-	d.t1 = v->on ? now : v->t_stop;
-	vpf_open(&d.w, ++vp_g.dump_id, vp_g.sink, vp_g.sink_ctx);
-	dump_begin(&d, v, why);
+	dump_snapshot(&d, v, now);
 	spin_unlock(&v->lock);
-	dump_vcpus(&d, v);
+	/* No VM lock while the serial lines go out: the VM's pCPUs keep recording. */
+	vpf_open(&d.w, ++vp_g.dump_id, vp_g.sink, vp_g.sink_ctx);
+	dump_begin(&d, why);
+	dump_vcpus(&d);
 	for (unsigned p = 0; p < vp_g.npcpus; p++)
 		dump_pcpu(&d, p);
 	for (unsigned p = 0; p < vp_g.npcpus; p++)

@@ -69,6 +69,10 @@ void vp_ded_detach(struct vp_vm *v, stime_t now);
 void vp_ded_reset(void);
 void vp_ded_vm_end(unsigned pcpu, uint16_t vm, stime_t now);
 
+/* profile.c: a vCPU's totals up to now, open intervals included (VM lock held). */
+void vp_stats_locked(const struct vp_vm *v, const struct vp_acct *a, stime_t now,
+		     struct vprof_vcpu_stats *out);
+
 /* dump.c: called with dump_lock held. */
 int vp_dump_vm(uint16_t vm, enum vp_dump_reason why, stime_t now);
 #endif

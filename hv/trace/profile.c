@@ -118,6 +118,16 @@ int vprof_dump_all(enum vp_dump_reason why, stime_t now)
 }
 
 /* Totals up to now: open intervals of an active profile are included. */
+void vp_stats_locked(const struct vp_vm *v, const struct vp_acct *a, stime_t now,
+		     struct vprof_vcpu_stats *out)
+{
+	*out = a->s;
+	if (v->on && now >= a->since)
+		out->state_ns[a->s.state] += (uint64_t)(now - a->since);
+	if (v->on && a->s.spinning && now >= a->spin_since)
+		out->spin_ns += (uint64_t)(now - a->spin_since);
+}
+
 int vprof_vcpu_stats_get(uint16_t vm, uint16_t vcpu, stime_t now, struct vprof_vcpu_stats *out)
 {
 	struct vp_acct *a = vp_acct_get(vm, vcpu);
@@ -126,11 +136,7 @@ int vprof_vcpu_stats_get(uint16_t vm, uint16_t vcpu, stime_t now, struct vprof_v
 	if (!a || !out)
 		return -EINVAL;
 	spin_lock(&v->lock);
-	*out = a->s;
-	if (v->on && now >= a->since)
-		out->state_ns[a->s.state] += (uint64_t)(now - a->since);
-	if (v->on && a->s.spinning && now >= a->spin_since)
-		out->spin_ns += (uint64_t)(now - a->spin_since);
+	vp_stats_locked(v, a, now, out);
 	spin_unlock(&v->lock);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "arch/x86/trap.h"
 #include "vm/gmem.h"
 #include "vmx/kvm_pv.h"
+#include "console_input.h"
 #include "log.h"
 
 extern char sched_opt_policy[32];
@@ -210,6 +211,7 @@ void sched_glue_poll(unsigned cpu, stime_t now)
 	 * an earlier deadline than the one cached (a cached value let a guest's
 	 * 10 ms sleep last 940 ms). */
 	poll_blocked(cpu, now);
+	console_input_poll(cpu, now);   /* BSP only, rate-limited: the dump key */
 }
 
 void sched_glue_deliver_pending(struct vcpu *v)
@@ -250,7 +252,7 @@ static void idle_wait(unsigned cpu)
 		irq_enable();
 		return;
 	}
-	dl = sched_glue_deadline(cpu);
+	dl = MIN(sched_glue_deadline(cpu), console_input_deadline(cpu));
 	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
 	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
 	irq_enable();

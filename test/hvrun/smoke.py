@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end checks of tools/hvrun with the self-test kernel (testkernel.asm)
 standing in for the hypervisor: every exit status, the strings GRUB really
-delivers, UEFI, Bochs SMP, and no listening socket. Prints one line per case
+delivers, UEFI, Bochs SMP, keys sent to the serial input (--send-key), and
+no listening socket. Prints one line per case
 and `hvrun-smoke: N passed, N failed`.
 
 usage: smoke.py TESTKERNEL [--emu qemu|bochs]
@@ -42,6 +43,14 @@ def quoting_args(kernel, emu):
     return args
 
 
+# --send-key: the kernel echoes each byte it receives; the second key is sent
+# only once the first has come back, and '=' goes through its \x3d escape.
+KEYS_ARGS = ['--cmdline', 'test=keys', '--timeout', '60',
+             '--send-key', 'waiting for keys=x', '--send-key', r'key 0x00000078=\x3dq',
+             '--expect', 'key 0x00000078$', '--expect', 'key 0x0000003d$',
+             '--expect', 'key 0x00000071$']
+
+
 def cases(kernel):
     k = ['--hv', kernel]
     q = ['--emu', 'qemu'] + k
@@ -55,6 +64,8 @@ def cases(kernel):
         ('qemu-panic', q + ['--cmdline', 'test=panic'], 2),
         ('qemu-hang-timeout', q + ['--cmdline', 'test=hang', '--timeout', '4'], 124),
         ('qemu-triple-fault', q + ['--cmdline', 'test=reset'], 4),
+        ('qemu-send-key', q + KEYS_ARGS, 3),
+        ('usage-send-key', q + ['--send-key', 'no-key-given'], 64),
         ('usage-missing-image', q + ['--vm', 'kind=x', '--image', '/nonexistent'], 64),
         ('usage-bochs-uefi', b + ['--firmware', 'uefi'], 64),
         ('usage-iso-only', q + ['--iso-only', ISO_OUT], 0),
@@ -63,6 +74,7 @@ def cases(kernel):
         ('bochs-quoting', b + quoting_args(kernel, 'bochs'), 0),
         ('bochs-novtx', b + ['--cmdline', 'test=novtx'], 3),
         ('bochs-triple-fault', b + ['--cmdline', 'test=reset', '--timeout', '60'], 4),
+        ('bochs-send-key', b + KEYS_ARGS, 0),
     ]
 
 

@@ -5,6 +5,7 @@
 ; way the hypervisor does (exit=qemu: isa-debug-exit; exit=bochs: magic break
 ; and port 0x8900). A word test=<mode> on its command line picks what it does:
 ;   pass (default) | fail | panic (then hang) | hang | reset (triple fault) | novtx
+;   | keys (print each byte received on COM1 until a 'q', then pass: --send-key)
 ;
 ; Register contract (Multiboot2 spec 1.0, section 3.3 "I386 machine state"):
 ;   EAX = 0x36d76289, EBX = physical address of the boot information,
@@ -30,6 +31,7 @@ UART_FCR           equ 2
 UART_LCR           equ 3
 UART_MCR           equ 4
 UART_LSR           equ 5
+UART_LSR_DR        equ 0x01           ; a received byte is waiting
 UART_LSR_THRE      equ 0x20
 UART_LSR_TEMT      equ 0x40           ; transmitter empty: last bit is out
 UART_LCR_DLAB      equ 0x80
@@ -148,6 +150,9 @@ dispatch:
 	mov edi, w_novtx
 	call cmdline_has
 	jnz mode_novtx
+	mov edi, w_keys
+	call cmdline_has
+	jnz mode_keys
 mode_pass:
 	mov esi, s_test_pass
 	call puts_line
@@ -176,6 +181,25 @@ mode_novtx:
 	call puts_line
 	mov al, 3
 	jmp finish
+; Echo every byte of serial input as "testkernel: key 0x000000NN"; 'q' ends.
+mode_keys:
+	mov esi, s_keys_wait
+	call puts_line
+.poll:	mov dx, COM1 + UART_LSR
+	in al, dx
+	test al, UART_LSR_DR
+	jz .poll
+	mov dx, COM1 + UART_THR         ; RBR when read
+	in al, dx
+	movzx ebx, al
+	mov esi, s_key
+	call puts
+	mov eax, ebx
+	call put_hex
+	call newline
+	cmp bl, 'q'
+	jne .poll
+	jmp mode_pass
 mode_panic:
 	mov esi, s_panic
 	call puts_line
@@ -357,6 +381,9 @@ s_exit_fail     db "HVRUN-EXIT status=1 reason=testfail", 0
 s_exit_novtx    db "HVRUN-EXIT status=3 reason=novtx", 0
 s_panic         db "PANIC: test=panic asked for it", 0
 s_shutdown      db "Shutdown", 0
+s_keys_wait     db "testkernel: waiting for keys", 0
+s_key           db "testkernel: key ", 0
+w_keys          db "test=keys", 0
 w_fail          db "test=fail", 0
 w_panic         db "test=panic", 0
 w_hang          db "test=hang", 0

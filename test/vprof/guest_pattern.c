@@ -5,7 +5,8 @@
  * test/vprof/system_test.py checks each phase's breakdown. Built against
  * the guest library of guest-shim/lib (mk/vprof.mk, vprof-guest).
  * `mode=dedicated` / `mode=noise` on the command line select the dedicated-mode
- * scenario instead (two VMs on one pCPU, see test_dedicated()). */
+ * scenario instead (two VMs on one pCPU, see test_dedicated()); `mode=key`
+ * or `mode=nokey` the serial dump-key scenarios (test_key()). */
 #include "guest.h"
 #include "abi.h"
 
@@ -95,8 +96,59 @@ static void test_noise(void)
 	call("stop", HC_VPROF_STOP, 0);
 }
 
+/* mode=key: a profile left running until the runner types `v` on the serial
+ * input (system_test.py, hvrun --send-key), which makes pCPU 0 dump it.
+ * The guest cannot see the dump, but it sees that it did not run for a
+ * while: its only pCPU spent the dump's serial lines (~9 ms each at 115200
+ * baud) in the hypervisor. Then it stops the profile (a second dump).
+ * mode=nokey: the same with console_keys=off, where no such pause may come. */
+#define KEY_WAIT_MS   30000  /* give up: the system test then finds no key dump */
+#define NOKEY_WAIT_MS 2000   /* the key was sent at once: no dump must follow */
+#define KEY_GAP_MS    20     /* no exit of this test holds the pCPU that long */
+
+static bool key_dump_gap(unsigned wait_ms, uint64_t *gap_ms)
+{
+	uint64_t end = tsc_after_ms(wait_ms), gap = KEY_GAP_MS * tsc_khz, last = rdtsc();
+
+	while (!tsc_passed(end)) {
+		uint64_t now = rdtsc();
+
+		if (now - last >= gap) {
+			*gap_ms = (now - last) / tsc_khz;
+			return true;
+		}
+		last = now;
+	}
+	return false;
+}
+
+static void test_key(bool want_dump)
+{
+	unsigned wait_ms = want_dump ? KEY_WAIT_MS : NOKEY_WAIT_MS;
+	uint64_t gap_ms = 0;
+	bool seen;
+
+	call("start", HC_VPROF_START, 0);
+	call("mark_wait", HC_VPROF_MARK, 1);
+	con_printf("vprof_pattern: profiling until the dump key\n");
+	seen = key_dump_gap(wait_ms, &gap_ms);
+	if (want_dump)
+		test_check("key_dump_seen", seen, "a %lu ms pause within %u ms",
+			   (unsigned long)gap_ms, wait_ms);
+	else
+		test_check("key_ignored", !seen, "%s pause within %u ms",
+			   seen ? "a" : "no", wait_ms);
+	call("mark_after", HC_VPROF_MARK, 2);
+	busy(50);
+	call("stop", HC_VPROF_STOP, 0);
+}
+
 void test_main(void)
 {
+	if (cmdline_has("mode=key") || cmdline_has("mode=nokey")) {
+		test_key(cmdline_has("mode=key"));
+		return;
+	}
 	if (cmdline_has("mode=dedicated")) {
 		test_dedicated();
 		return;

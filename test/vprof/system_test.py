@@ -16,6 +16,12 @@ refused, and its own profile must show the time it spent frozen:
   shared phase:    vm0 steal >= 25% (fair share is 50%)
   dedicated phase: vm0 running >= 90%, steal <= 5%
   vm0 owned the machine >= 250 ms, vm1 was frozen >= 250 ms (phase: 300 ms)
+Serial dump-key scenario (issue 5): one VM profiles until hvrun --send-key
+types "?v" on COM1 after the guest's marker line; the log must then hold the
+key list, exactly one complete dump whose reason is "serial key" taken while
+the profile ran (each vCPU's states adding up to its window), decodable by
+tools/vprof, followed by the guest's own stop dump. With console_keys=off the
+same keys must do nothing (no key dump, no pause seen by the guest).
 Prints TEST lines and "vprof-system: N passed, N failed".
 """
 import argparse
@@ -90,7 +96,44 @@ def judge_dedicated(log):
     check("ded_frozen", d1.frozen_ns >= 250_000_000, f"vm1 frozen {d1.frozen_ns / 1e6:.1f} ms")
 
 
-def run_hv(a, tmp, tag, vms, cmdline):
+KEY_MARKER = "vprof_pattern: profiling until the dump key"
+VPD_STOP, VPD_KEY = 1, 4
+
+
+def judge_key(log, tag, want_dump):
+    text = open(log, errors="replace").read()
+    guest = re.search(r"SUMMARY vprof_pattern passed=(\d+) failed=(\d+)", text)
+    check(f"{tag}_guest", bool(guest) and guest[2] == "0",
+          f"guest summary {guest[0] if guest else 'missing'}")
+    dumps, problems = frames.extract(text.splitlines(keepends=True))
+    keyd = [d for d in dumps if d.reason == VPD_KEY]
+    stopd = [d for d in dumps if d.reason == VPD_STOP and d.complete]
+    check(f"{tag}_dumps_valid", not problems and bool(stopd),
+          f"{len(dumps)} dumps, problems: {'; '.join(map(str, problems[:3])) or 'none'}")
+    if not want_dump:
+        check(f"{tag}_ignored", not keyd and "console: key" not in text,
+              f"{len(keyd)} key dumps with console_keys=off")
+        return
+    check(f"{tag}_help", "console: keys: v = " in text, "'?' printed the key list")
+    check(f"{tag}_one_dump", len(keyd) == 1 and keyd[0].complete and keyd[0].active
+          and "console: key v: 1 vProfile dump written" in text,
+          f"{len(keyd)} key dumps, complete {[d.complete for d in keyd]}, "
+          f"active {[d.active for d in keyd]}")
+    if len(keyd) != 1 or not stopd:
+        return
+    k, st = keyd[0], stopd[-1]
+    check(f"{tag}_before_stop", k.t0 == st.t0 and k.t1 < st.t1 and k.dump_id != st.dump_id,
+          f"key window {k.t0}..{k.t1}, stop window {st.t0}..{st.t1}")
+    sums = {i: sum(v.state_ns) for i, v in k.vcpus.items()}
+    check(f"{tag}_consistent", bool(sums) and all(x == k.window_ns for x in sums.values()),
+          f"state sums {sums} vs window {k.window_ns}")
+    rep = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "vprof"), "report", log],
+                         capture_output=True, text=True)
+    check(f"{tag}_decoded", rep.returncode == 0 and "serial key" in rep.stdout,
+          f"tools/vprof report exit {rep.returncode}")
+
+
+def run_hv(a, tmp, tag, vms, cmdline, extra=()):
     log = os.path.join(tmp, f"{tag}.log")
     argv = [sys.executable, os.path.join(ROOT, "tools", "hvrun"), "--emu", "bochs", "--cpus", "1",
             "--quiet", "--serial-log", log, "--timeout", str(a.timeout)]
@@ -98,6 +141,7 @@ def run_hv(a, tmp, tag, vms, cmdline):
         argv += ["--vm", vm, "--image", a.image]
     if cmdline:
         argv += ["--cmdline", cmdline]
+    argv += list(extra)
     p = subprocess.run(argv, capture_output=True, text=True)
     check(f"{tag}_hvrun", p.returncode not in (2, 124, 125), f"hvrun status {p.returncode}")
     if not os.path.exists(log):
@@ -114,7 +158,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-spin", action="store_true", help="do not require PLE spinning")
     ap.add_argument("--keep-log", help="copy the serial logs to KEEP_LOG.<scenario>")
-    ap.add_argument("--scenarios", default="pattern,dedicated", help="comma list")
+    ap.add_argument("--scenarios", default="pattern,dedicated,key,key_off",
+                    help="comma list")
     a = ap.parse_args()
     todo = a.scenarios.split(",")
     with tempfile.TemporaryDirectory(prefix="vprof-system-") as tmp:
@@ -130,6 +175,15 @@ def main():
                 'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern mode=noise"'], a.cmdline)
             if log:
                 judge_dedicated(log)
+        for tag, mode, cmdline in (("key", "key", a.cmdline),
+                                   ("key_off", "nokey", f"{a.cmdline} console_keys=off".strip())):
+            if tag not in todo:
+                continue
+            log = run_hv(a, tmp, tag,
+                         [f'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern mode={mode}"'],
+                         cmdline, ["--send-key", f"{re.escape(KEY_MARKER)}=?v"])
+            if log:
+                judge_key(log, tag, mode == "key")
     passed = sum(RESULTS)
     print(f"vprof-system: {passed} passed, {len(RESULTS) - passed} failed")
     return 0 if all(RESULTS) else 1

@@ -35,7 +35,7 @@ sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
 ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
 ata0-master: type=cdrom, path="{iso}", status=inserted
 boot: cdrom
-com1: enabled=1, mode=file, dev="{serial}"
+com1: enabled=1, mode={com1_mode}, dev="{serial}"
 log: "{log}"
 panic: action=fatal
 error: action=report
@@ -60,13 +60,16 @@ class Bochs:
         self.screen_path = self.workdir / 'screen.out'
         self.master = None
         self.screen = bytearray()
+        self.serial_pty = None      # --send-key: COM1 on a pty (serialpty.py)
 
     def rc_text(self):
         o = self.opts
         return RC.format(mem=o.mem_mib, bios=BIOS, vgabios=VGABIOS,
                          model=o.bochs_cpu or DEFAULT_MODEL, cpus=o.cpus,
                          ips=o.ips or DEFAULT_IPS, iso=self.iso,
-                         serial=self.serial_path, log=self.log_path) + \
+                         com1_mode='term' if self.serial_pty else 'file',
+                         serial=self.serial_pty.path if self.serial_pty else self.serial_path,
+                         log=self.log_path) + \
             ''.join(line + '\n' for line in o.bochs_line or [])
 
     def argv(self):
@@ -105,6 +108,8 @@ class Bochs:
         if self.master is not None:
             os.close(self.master)
             self.master = None
+        if self.serial_pty is not None:
+            self.serial_pty.close()
         try:
             self.screen_path.write_bytes(bytes(self.screen))
         except OSError:

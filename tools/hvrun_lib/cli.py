@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import grubcfg, iso, monitor as M, vms, words as W
+from . import grubcfg, iso, monitor as M, serialpty, vms, words as W
 from .bochs import Bochs
 from .qemu import FirmwareError, Qemu
 from .session import Session
@@ -74,6 +74,9 @@ def build_parser():
     a('--iso-only', metavar='OUT', help='build the ISO, copy it to OUT, stop')
     a('--dry-run', action='store_true', help='print grub.cfg and the command')
     a('--serial-log', metavar='FILE')
+    a('--send-key', action='append', default=[], metavar='REGEX=KEY',
+      help='type KEY on the serial input once a serial line matches REGEX '
+      '(repeatable; KEY takes \\n, \\xNN escapes; COM1 then runs on a pty)')
     a('--workdir', metavar='DIR')
     a('--quiet', action='store_true', help='do not echo the serial console')
     a('--prefix', default='', help='put this before each echoed serial line')
@@ -123,6 +126,11 @@ def check_opts(opts):
         raise UsageError(f'{opts.hv}: no such file (run `make` first)')
     if subprocess.run(['grub-file', '--is-x86-multiboot2', opts.hv]).returncode:
         raise UsageError(f'{opts.hv}: not a multiboot2 image (grub-file)')
+    for spec in opts.send_key:
+        try:
+            serialpty.parse_send_key(spec)
+        except serialpty.SendKeyError as e:
+            raise UsageError(str(e)) from None
     for spec in opts.vms or []:
         for path in (spec.image, spec.initrd):
             if path is not None and not Path(path).is_file():
@@ -151,6 +159,8 @@ def make_emu(opts, iso_path, workdir):
         emu.serial_path = Path(opts.serial_log).resolve()
         emu.serial_path.parent.mkdir(parents=True, exist_ok=True)
     emu.serial_path.unlink(missing_ok=True)
+    if opts.send_key:
+        emu.serial_pty = serialpty.SerialPty(emu.serial_path)
     return emu
 
 
@@ -191,7 +201,8 @@ def boot(opts):
     say('booting: ' + ' '.join(argv))
     timeout = opts.timeout or emu.default_timeout
     sess = Session(emu, M.Monitor(opts.expect, opts.reject), timeout,
-                   echo=None if opts.quiet else sys.stdout, prefix=opts.prefix)
+                   echo=None if opts.quiet else sys.stdout, prefix=opts.prefix,
+                   keys=serialpty.KeySender(opts.send_key) if opts.send_key else None)
     status, why = sess.mon.verdict(sess.run(argv))
     report(opts, sess, status, why)
     return status

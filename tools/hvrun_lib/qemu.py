@@ -36,6 +36,7 @@ class Qemu:
         self.opts, self.iso, self.workdir = opts, iso, Path(workdir)
         self.serial_path = self.workdir / 'serial.log'
         self.out_path = self.workdir / 'qemu.out'
+        self.serial_pty = None      # --send-key: COM1 on a pty (serialpty.py)
 
     def argv(self):
         o = self.opts
@@ -45,7 +46,8 @@ class Qemu:
         cmd = ['qemu-system-x86_64', '-machine', f'{o.machine},accel={o.accel}',
                '-cpu', cpu, '-smp', str(o.cpus),
                '-m', f'{o.mem_mib}M', '-display', 'none', '-monitor', 'none',
-               '-nic', 'none', '-no-reboot', '-serial', f'file:{self.serial_path}',
+               '-nic', 'none', '-no-reboot', '-serial',
+               self.serial_pty.path if self.serial_pty else f'file:{self.serial_path}',
                '-device', 'isa-debug-exit,iobase=0xf4,iosize=0x04',
                '-cdrom', str(self.iso), '-boot', 'order=d']
         if o.firmware == 'uefi':
@@ -60,7 +62,8 @@ class Qemu:
         """Nothing to drain: QEMU writes its own messages to qemu.out."""
 
     def close(self):
-        pass
+        if self.serial_pty is not None:
+            self.serial_pty.close()
 
     def stats(self):
         return None

@@ -18,8 +18,9 @@ AFTER_GRUB = 1.0      # GRUB waits for a key after an error: do not wait
 
 
 class Session:
-    def __init__(self, emu, mon, timeout, echo=sys.stdout, prefix=''):
+    def __init__(self, emu, mon, timeout, echo=sys.stdout, prefix='', keys=None):
         self.emu, self.mon, self.timeout = emu, mon, timeout
+        self.keys = keys            # serialpty.KeySender (--send-key) or None
         self.echo, self.prefix = echo, prefix
         self.tail = SerialTail(emu.serial_path)
         self.emu_rc = None
@@ -33,6 +34,8 @@ class Session:
                 self.echo.flush()
             except BrokenPipeError:     # `hvrun | head`: keep running, stop echoing
                 self.echo = None
+        for key in self.keys.feed(line) if self.keys else ():
+            self.emu.serial_pty.send(key)
         return self.mon.feed(line)
 
     def _drain(self):

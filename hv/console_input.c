@@ -1,0 +1,64 @@
+/* Serial console input poll on the BSP (see console_input.h): reads COM1's
+ * line status at a bounded rate and acts on console_keys.c's keys. */
+#include "console_input.h"
+#include "console_keys.h"
+#include "cmdline.h"
+#include "log.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/time.h"
+#include "trace/vprof.h"
+
+static bool console_keys = true;
+CMDLINE_BOOL(console_keys, console_keys,
+	     "read keys on COM1 (v: vProfile dump, ?: list); off: input never read");
+
+/* Touched by pCPU 0 only: no lock. next = 0 makes the first poll due. */
+static struct ckey_rate console_rate = { .period = CKEY_PERIOD_NS };
+
+/* vprof_dump_all() takes vProfile's dump_lock, which serialises it with the
+ * stop, VM-end and shutdown dumps other pCPUs may be writing; it reads every
+ * vCPU's totals at one instant while they keep recording (hv/trace/dump.c).
+ * Safe before or without vprof_init(): no profile is then active. */
+static void console_key_dump(void)
+{
+	int n = vprof_dump_all(VPD_KEY, time_now());
+
+	if (n > 0)
+		pr_info("console: key v: %d vProfile dump%s written\n", n, n > 1 ? "s" : "");
+	else
+		pr_info("console: key v: no VM is being profiled\n");
+}
+
+static void console_key(int byte)
+{
+	switch (ckey_decode(byte)) {
+	case CKEY_VPROF_DUMP:
+		console_key_dump();
+		break;
+	case CKEY_HELP:
+		pr_info("%s", ckey_help());
+		break;
+	case CKEY_NONE:
+		break;
+	}
+}
+
+void console_input_poll(unsigned cpu, stime_t now)
+{
+	if (cpu != 0 || !console_keys || !ckey_rate_due(&console_rate, now))
+		return;
+	for (unsigned i = 0; i < CKEY_MAX_BYTES; i++) {
+		int c = serial_getc(COM1_PORT);
+
+		if (c < 0)
+			break;
+		console_key(c);
+	}
+}
+
+stime_t console_input_deadline(unsigned cpu)
+{
+	if (cpu != 0 || !console_keys)
+		return INT64_MAX;
+	return console_rate.next;
+}

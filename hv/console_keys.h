@@ -1,0 +1,32 @@
+/* Keys read from the serial console (COM1 input) and the rate at which the
+ * BSP looks for them. Pure logic: the poll itself is console_input.c. */
+#ifndef HV_CONSOLE_KEYS_H
+#define HV_CONSOLE_KEYS_H
+#include "types.h"
+
+/* How often the BSP reads the UART's line status: one IN of LSR costs about
+ * a microsecond on hardware; every 10 ms is 0.01 % of one CPU and still
+ * answers a key at once for a human. */
+#define CKEY_PERIOD_NS   10000000ll
+/* Bytes taken per poll: a flood of input cannot hold the BSP for long. */
+#define CKEY_MAX_BYTES   16u
+
+enum ckey_action {
+	CKEY_NONE,          /* any other byte: ignored */
+	CKEY_VPROF_DUMP,    /* 'v': dump every VM's vProfile (reason "key") */
+	CKEY_HELP,          /* '?': one line listing the keys */
+};
+
+enum ckey_action ckey_decode(int byte);
+/* The line '?' prints (with its newline). */
+const char *ckey_help(void);
+
+/* A poll is due at most once per period of the caller's clock (ns). */
+struct ckey_rate {
+	stime_t period;
+	stime_t next;       /* first instant the next poll is due */
+};
+void ckey_rate_init(struct ckey_rate *r, stime_t period, stime_t now);
+/* True when due at now; then the next poll is due one period later. */
+bool ckey_rate_due(struct ckey_rate *r, stime_t now);
+#endif

@@ -1,0 +1,100 @@
+/* Serial console keys (hv/console_keys.c): which bytes act, and the poll
+ * rate limiter that keeps the BSP's COM1 reads to one per period. */
+#include <check.h>
+#include <string.h>
+#include "console_keys.h"
+
+START_TEST(test_decode_keys)
+{
+	ck_assert_int_eq(ckey_decode('v'), CKEY_VPROF_DUMP);
+	ck_assert_int_eq(ckey_decode('?'), CKEY_HELP);
+}
+END_TEST
+
+/* Every other byte, line noise and "no byte" (-1) included, does nothing. */
+START_TEST(test_decode_ignores_the_rest)
+{
+	int acting = 0;
+
+	for (int b = -1; b < 256; b++)
+		if (ckey_decode(b) != CKEY_NONE)
+			acting++;
+	ck_assert_int_eq(acting, 2);
+	ck_assert_int_eq(ckey_decode('V'), CKEY_NONE);
+	ck_assert_int_eq(ckey_decode('\r'), CKEY_NONE);
+	ck_assert_int_eq(ckey_decode(0x76 | 0x100), CKEY_NONE);
+}
+END_TEST
+
+START_TEST(test_help_names_every_key)
+{
+	const char *h = ckey_help();
+
+	ck_assert_ptr_nonnull(strstr(h, "v ="));
+	ck_assert_ptr_nonnull(strstr(h, "? ="));
+	ck_assert_ptr_eq(strchr(h, '\n'), h + strlen(h) - 1);   /* one line */
+}
+END_TEST
+
+START_TEST(test_rate_once_per_period)
+{
+	struct ckey_rate r;
+	int due = 0;
+
+	ckey_rate_init(&r, CKEY_PERIOD_NS, 1000);
+	ck_assert(ckey_rate_due(&r, 1000));             /* first poll at once */
+	ck_assert(!ckey_rate_due(&r, 1000));
+	ck_assert(!ckey_rate_due(&r, 1000 + CKEY_PERIOD_NS - 1));
+	ck_assert(ckey_rate_due(&r, 1000 + CKEY_PERIOD_NS));
+	/* Called every microsecond for one second: 100 polls, not a million. */
+	ckey_rate_init(&r, CKEY_PERIOD_NS, 0);
+	for (stime_t t = 0; t < 1000000000ll; t += 1000)
+		due += ckey_rate_due(&r, t);
+	ck_assert_int_eq(due, 100);
+}
+END_TEST
+
+/* A long gap (idle halt, a dump) gives one poll, then the period again. */
+START_TEST(test_rate_no_catch_up_burst)
+{
+	struct ckey_rate r;
+
+	ckey_rate_init(&r, 10, 0);
+	ck_assert(ckey_rate_due(&r, 0));
+	ck_assert(ckey_rate_due(&r, 1000));
+	ck_assert(!ckey_rate_due(&r, 1001));
+	ck_assert(!ckey_rate_due(&r, 1009));
+	ck_assert(ckey_rate_due(&r, 1010));
+	ck_assert_int_eq(r.next, 1020);
+}
+END_TEST
+
+START_TEST(test_rate_bad_period)
+{
+	struct ckey_rate r;
+
+	ckey_rate_init(&r, 0, 5);
+	ck_assert(ckey_rate_due(&r, 5));
+	ck_assert(!ckey_rate_due(&r, 5));
+	ck_assert(ckey_rate_due(&r, 6));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("console_keys");
+	TCase *tc = tcase_create("keys");
+
+	tcase_add_test(tc, test_decode_keys);
+	tcase_add_test(tc, test_decode_ignores_the_rest);
+	tcase_add_test(tc, test_help_names_every_key);
+	tcase_add_test(tc, test_rate_once_per_period);
+	tcase_add_test(tc, test_rate_no_catch_up_burst);
+	tcase_add_test(tc, test_rate_bad_period);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int f = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return f ? 1 : 0;
+}
