@@ -6,14 +6,15 @@
 #   make test-linux-bochs  one boot in bare Bochs (slow; not in `make test`)
 #   make test-linux-hv     boot them as a 2-vCPU VM under build/hv.elf in Bochs
 #   make test-linux        all of the above plus 1- and 4-vCPU VMs
-#   make bench-linux-boot  guest time to /init under the hypervisor / bare Bochs
+#   make test-linux-bareload  one boot in bare Bochs through tools/linux/bareload
+#   make bench-linux-boot  cycles from kernel entry to /init, hypervisor / bare Bochs
 # The kernel is built once per machine into $(HV_CACHE)/linux/<key> by
 # tools/linux/build-kernel.sh (key = fragment + linux-source version).
 
 LINUX_OUT     := $(BUILD)/linux
 LINUX_FRAG    := guest-shim/linux/guest.config
 # Other areas add their own guest tools by appending to LINUX_BINS (mk/kvm.mk).
-LINUX_PROGS   := bartest hog interfere latprobe
+LINUX_PROGS   := bartest hog interfere latprobe tscstamp
 LINUX_BINS    := $(addprefix $(LINUX_OUT)/bin/,$(LINUX_PROGS))
 LINUX_WL_CC   := $(shell command -v musl-gcc >/dev/null 2>&1 && echo musl-gcc || echo $(HOSTCC))
 LINUX_BUSYBOX ?= /bin/busybox
@@ -71,13 +72,20 @@ LINUX_IMGS := --kernel $(LINUX_OUT)/bzImage --initrd $(LINUX_OUT)/initramfs.cpio
 test-linux-hv: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) tools/linux/boot-bare.py --emu hv --cpus 2 --hv $(BUILD)/hv.elf $(LINUX_IMGS)
 
-test-linux: test-linux-bare test-linux-direct test-linux-bochs test-linux-hv
+test-linux: test-linux-bare test-linux-direct test-linux-bochs test-linux-hv test-linux-bareload
 	@$(PYTHON) tools/linux/boot-bare.py --emu hv --cpus 1 --cpus 4 --hv $(BUILD)/hv.elf \
 		$(LINUX_IMGS)
 
-bench-linux-boot: linux-guest $(BUILD)/hv.elf
-	@$(PYTHON) tools/linux/boot-bare.py --bench-ratio --cpus 1 --hv $(BUILD)/hv.elf \
-		$(LINUX_IMGS)
+# Cycles from kernel entry to /init, hypervisor / bare Bochs, both booted by
+# load_bzimage() (bare: tools/linux/bareload, mk/bareload.mk); docs/linux-guest.md.
+bench-linux-boot: linux-guest $(BUILD)/hv.elf $(BARELOAD_ELF)
+	@$(PYTHON) tools/linux/boot-bare.py --bench-ratio --cpus 1 --cpus 2 --run "hog 10" \
+		--hv $(BUILD)/hv.elf --bareload $(BARELOAD_ELF) $(LINUX_IMGS)
+
+# The bare side of the benchmark alone (about 15 s of Bochs).
+test-linux-bareload: linux-guest $(BARELOAD_ELF)
+	@$(PYTHON) tools/linux/boot-bare.py --emu bareload --cpus 1 --run "hog 10" \
+		--bareload $(BARELOAD_ELF) $(LINUX_IMGS)
 
 # In `make test`: the first kernel build takes about 2.5 min on an idle
 # 2-core machine (docs/linux-guest.md), later runs only the ~10 s of boots.
@@ -87,4 +95,4 @@ TEST_TARGETS += test-linux-bare test-linux-direct test-linux-hv
 BENCH_TARGETS += bench-linux-boot
 
 .PHONY: linux-guest test-linux-bare test-linux-direct test-linux-bochs test-linux-hv \
-	test-linux bench-linux-boot
+	test-linux bench-linux-boot test-linux-bareload

@@ -230,8 +230,12 @@ static int vcpu_load(struct vcpu *v)
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
-		if (v->id == 0)
+		if (v->id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
+			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
+			pr_info("%s: vcpu0 first entry tsc=%llu\n", v->vm->p.name,
+				(unsigned long long)(rdtsc() + vmcs_read64(VMCS_TSC_OFFSET)));
+		}
 		vmx_flush_ept(v);
 		v->vmcs_cpu = cpu;
 		return 0;

@@ -5,7 +5,11 @@ with ok=1) and the final "HVLINUX DONE ... failed=0" marker.
 
 QEMU TCG boots the bzImage directly (-kernel/-initrd); Bochs needs a BIOS, so
 it boots a GRUB ISO. "--emu hv" boots the kernel as a VM under the
-hypervisor in Bochs through tools/hvrun. "--emu direct" is the hypervisor's own path without VT-x:
+hypervisor in Bochs through tools/hvrun. "--emu bareload" boots it in bare
+Bochs through tools/linux/bareload (GRUB loads it with the kernel, initrd and
+command line as modules; it runs the hypervisor's own load_bzimage() and guest
+table builder natively and jumps to the kernel): the like-for-like bare side
+of --bench-ratio. "--emu direct" is the hypervisor's own path without VT-x:
 tools/linux/bzload runs load_bzimage() and the guest ACPI/MP table builder on
 the host, and QEMU starts from that RAM image through romstub (no firmware). The run ends when the guest resets (QEMU -no-reboot) or,
 at the latest, a few seconds after the DONE marker (Bochs loops on reset).
@@ -113,7 +117,8 @@ def direct_argv(a, cpus, cmdline, serial, work):
 def hv_argv(a, cpus, cmdline, serial, work):
     """The guest as vm0 under build/hv.elf in Bochs; hvrun ends the run when
     the VM does. Host RAM 512M: a 128M guest needs contiguous host memory."""
-    vm = f'kind=linux vcpus={cpus} mem={a.guest_mem}M cmdline="{cmdline}"'
+    vm = f'kind=linux vcpus={cpus} mem={a.guest_mem}M' + "".join(f" {o}" for o in a.vm_opt) + \
+        f' cmdline="{cmdline}"'
     return [sys.executable, "tools/hvrun", "--emu", "bochs", "--cpus", str(cpus),
             "--mem", "512M", "--bochs-cpu", a.bochs_cpu, "--ips", "50000000",
             "--hv", a.hv, "--quiet", "--serial-log", str(serial), "--timeout",
@@ -121,10 +126,36 @@ def hv_argv(a, cpus, cmdline, serial, work):
             "--image", a.kernel, "--initrd", a.initrd]
 
 
+BARELOAD_MEGS = 512   # bareload.elf sits at 256 MiB, the modules above it
+
+
+def bareload_iso(a, cpus, cmdline, work):
+    """GRUB hands bareload the three modules by name (tools/linux/bareload);
+    the command line travels as a file so that GRUB cannot requote it."""
+    root = work / "iso"
+    (root / "boot" / "grub").mkdir(parents=True)
+    shutil.copyfile(a.bareload, root / "boot" / "bareload.elf")
+    shutil.copyfile(a.kernel, root / "boot" / "bzImage")
+    shutil.copyfile(a.initrd, root / "boot" / "initramfs.cpio")
+    (root / "boot" / "cmdline.txt").write_text(cmdline)
+    (root / "boot" / "grub" / "grub.cfg").write_text(
+        "set timeout=0\nset default=0\nmenuentry bareload {\n"
+        f"  multiboot2 /boot/bareload.elf vcpus={cpus} mem={a.guest_mem}M\n"
+        "  module2 /boot/bzImage bzImage\n  module2 /boot/initramfs.cpio initrd\n"
+        "  module2 /boot/cmdline.txt cmdline\n}\n")
+    iso = work / "bareload.iso"
+    subprocess.run(["grub-mkrescue", "-o", str(iso), str(root)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return iso
+
+
 def bochs_argv(a, cpus, cmdline, serial, work):
-    iso = bochs_iso(a, cmdline, work)
+    if a.emu == "bareload":
+        iso, mem = bareload_iso(a, cpus, cmdline, work), max(a.mem, BARELOAD_MEGS)
+    else:
+        iso, mem = bochs_iso(a, cmdline, work), a.mem
     rc = work / "bochsrc"
-    rc.write_text(BOCHSRC.format(mem=a.mem, model=a.bochs_cpu, cpus=cpus, iso=iso,
+    rc.write_text(BOCHSRC.format(mem=mem, model=a.bochs_cpu, cpus=cpus, iso=iso,
                                  serial=serial, log=work / "bochs.log"))
     (work / "cont.rc").write_text("c\n")
     return ["bochs", "-q", "-f", str(rc), "-rc", str(work / "cont.rc")]
@@ -132,7 +163,7 @@ def bochs_argv(a, cpus, cmdline, serial, work):
 
 def spawn(argv, emu, work):
     """Start the emulator; Bochs's term display gets a private pty."""
-    if emu != "bochs":
+    if emu not in ("bochs", "bareload"):
         with open(work / "stderr.log", "wb") as err:
             return subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=err), None
@@ -201,7 +232,8 @@ def check(text, cpus, runs):
 
 def boot_one(a, cpus, work):
     runs = a.run or default_runs(cpus)
-    cmdline = cmdline_for(runs, a.append, commas=a.emu == "hv")
+    # Both sides of --bench-ratio give the kernel the same bytes.
+    cmdline = cmdline_for(runs, a.append, commas=a.emu in ("hv", "bareload"))
     serial = work / "serial.log"
     if a.emu == "qemu":
         argv = qemu_argv(a, cpus, cmdline, serial)
@@ -221,12 +253,15 @@ def boot_one(a, cpus, work):
         if p.returncode:
             print(f"  hvrun exit status {p.returncode}")
     errs = check(text, cpus, runs)
+    if a.emu == "bareload" and not boot_cycles(text, a.emu):
+        errs.append("no 'bareload: kernel entry tsc=' / 'tsc-init' stamps in order")
     return text, errs, wall
 
 
 def report(a, cpus, text, errs, wall):
     name = {"qemu": "linux-bare-qemu", "bochs": "linux-bare-bochs",
-            "direct": "linux-direct-qemu", "hv": "linux-hv-bochs"}[a.emu] + f"-smp{cpus}"
+            "direct": "linux-direct-qemu", "hv": "linux-hv-bochs",
+            "bareload": "linux-bareload-bochs"}[a.emu] + f"-smp{cpus}"
     for line in text.splitlines():
         if line.startswith(("RESULT", "HVLINUX")) or (a.verbose and line):
             print(f"  {line}")
@@ -241,24 +276,25 @@ def report(a, cpus, text, errs, wall):
     if up and not errs:
         # Guest seconds to /init: in Bochs (clock: sync=none) these are
         # instructions / ips, a repeatable cost figure for `make bench`.
+        cyc = boot_cycles(text, a.emu) if a.emu in ENTRY_STAMP else None
         print(f"BENCH linux-boot emu={a.emu} cpus={cpus} guest_s_to_init={up[1]} "
-              f"guest_s_to_done={fin[1] if fin else '?'} wall_s={wall:.1f}")
+              f"guest_s_to_done={fin[1] if fin else '?'} wall_s={wall:.1f}" +
+              (f" tsc_entry_to_init={cyc}" if cyc else ""))
     print(f"TEST {name} {'FAIL' if errs else 'PASS'}" +
           (": " + "; ".join(errs) if errs else ""))
 
 
 def run_all(a):
-    """Boot once per --cpus; return (failures, {cpus: guest seconds to /init})."""
-    failed, to_init = 0, {}
+    """Boot once per --cpus; return (failures, {cpus: serial text of a passing boot})."""
+    failed, texts = 0, {}
     for cpus in a.cpus or [2]:
         work = Path(tempfile.mkdtemp(prefix=f"linux-{a.emu}-{cpus}-"))
         try:
             text, errs, wall = boot_one(a, cpus, work)
             report(a, cpus, text, errs, wall)
             failed += bool(errs)
-            m = re.search(r"HVLINUX BOOT cpus=\d+ uptime_s=([\d.]+)", text)
-            if m and not errs:
-                to_init[cpus] = float(m[1])
+            if not errs:
+                texts[cpus] = text
         finally:
             if a.keep:
                 Path(a.keep).mkdir(parents=True, exist_ok=True)
@@ -266,27 +302,68 @@ def run_all(a):
                     if (work / f).exists():
                         shutil.copyfile(work / f, Path(a.keep) / f"{a.emu}-smp{cpus}-{f}")
             shutil.rmtree(work, ignore_errors=True)
-    return failed, to_init
+    return failed, texts
+
+
+ENTRY_STAMP = {"bareload": r"^bareload: kernel entry tsc=(\d+)",
+               "hv": r"^\S+: vcpu0 first entry tsc=(\d+)"}
+LOADER_LINE = r"^bzimage: protocol .*$"
+
+
+def boot_cycles(text, emu):
+    """TSC cycles from the kernel's entry to /init's first instruction of
+    tscstamp (first stamps only: a bare Bochs run reboots into bareload)."""
+    entry = re.search(ENTRY_STAMP[emu], text, re.M)
+    init = re.search(r"^tsc-init (\d+)", text, re.M)
+    if not entry or not init or int(init[1]) <= int(entry[1]):
+        return None
+    return int(init[1]) - int(entry[1])
 
 
 def bench_ratio(a):
-    """Guest seconds to /init under the hypervisor over bare Bochs (both with
-    clock: sync=none, so both count emulated instructions)."""
-    a.emu = "bochs"
-    f1, bare = run_all(a)
-    a.emu = "hv"
-    f2, hv = run_all(a)
-    for cpus in sorted(set(bare) & set(hv)):
-        print(f"BENCH linux-boot-ratio cpus={cpus} hv_s={hv[cpus]:.2f} bare_s={bare[cpus]:.2f} "
-              f"hv/bare={hv[cpus] / bare[cpus]:.2f}")
-    return 1 if f1 or f2 else 0
+    """Kernel entry to /init in TSC cycles under the hypervisor over bare
+    Bochs. Both sides load with load_bzimage() and the guest tables, with the
+    same command line, RAM and CPUs; with clock: sync=none Bochs's TSC counts
+    emulated instructions, so the counts repeat exactly. The hypervisor side
+    runs twice: as users run it (KVM PV clock on) and with kvm=off."""
+    a.emu = "bareload"
+    failed, bare = run_all(a)
+    results = []
+    for opt in ([], ["kvm=off"]):
+        a.emu, a.vm_opt = "hv", a.vm_opt + opt
+        f, hv = run_all(a)
+        failed += f
+        results.append((" ".join(opt) or "default", hv))
+        a.vm_opt = a.vm_opt[:len(a.vm_opt) - len(opt)]
+    bad = 0
+    for cpus in sorted(bare):
+        b = boot_cycles(bare[cpus], "bareload")
+        lb = re.search(LOADER_LINE, bare[cpus], re.M)
+        for name, hv in results:
+            h = boot_cycles(hv.get(cpus, ""), "hv")
+            lh = re.search(LOADER_LINE, hv.get(cpus, ""), re.M)
+            if not b or not h:
+                print(f"  cpus={cpus} vm={name}: missing TSC stamps (bare={b}, hv={h})")
+                bad += 1
+                continue
+            if not lb or not lh or lb[0] != lh[0]:
+                print(f"  cpus={cpus}: loaders differ:\n    bare: {lb and lb[0]}\n"
+                      f"    hv:   {lh and lh[0]}")
+                bad += 1
+            print(f"BENCH linux-boot-cycles cpus={cpus} vm={name} hv={h} bare={b} "
+                  f"hv/bare={h / b:.3f}")
+    return 1 if failed or bad or not bare else 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--emu", choices=["qemu", "direct", "bochs", "hv"], default="qemu")
+    ap.add_argument("--emu", choices=["qemu", "direct", "bochs", "hv", "bareload"],
+                    default="qemu")
+    ap.add_argument("--bareload", default="build/linux/bareload.elf")
     ap.add_argument("--hv", default="build/hv.elf")
-    ap.add_argument("--guest-mem", type=int, default=128, help="MiB, --emu hv")
+    ap.add_argument("--guest-mem", type=int, default=128, help="MiB, --emu hv/bareload")
+    ap.add_argument("--vm-opt", action="append", default=[],
+                    help="extra word for the --emu hv module string (e.g. kvm=off)")
     ap.add_argument("--bzload", default="build/linux/bzload")
     ap.add_argument("--romstub", default="build/linux/romstub.bin")
     ap.add_argument("--cpus", type=int, action="append")
