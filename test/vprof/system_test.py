@@ -16,6 +16,10 @@ refused, and its own profile must show the time it spent frozen:
   shared phase:    vm0 steal >= 25% (fair share is 50%)
   dedicated phase: vm0 running >= 90%, steal <= 5%
   vm0 owned the machine >= 250 ms, vm1 was frozen >= 250 ms (phase: 300 ms)
+PMU (seed 001 §2.2): the "pmu: ..." boot line must say absent and the dump
+must report every PMU counter of the vCPU as absent, never as zero (Bochs
+advertises a PMU whose MSRs fault; hv/arch/x86/pmu.c). On a CPU with a
+working PMU pass --pmu present: instructions and cycles must then be counted.
 Prints TEST lines and "vprof-system: N passed, N failed".
 """
 import argparse
@@ -27,7 +31,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from vprof_lib import analysis, frames  # noqa: E402
+from vprof_lib import analysis, fmt, frames, report  # noqa: E402
 
 RESULTS = []
 
@@ -41,7 +45,29 @@ def frac(ph, key):
     return ph.get(key, 0) / ph.length if ph.length else 0.0
 
 
-def judge(log, want_spin):
+def judge_pmu(text, d, want):
+    m = re.search(r"^pmu: (.*)$", text, re.M)
+    line = m[1] if m else None
+    v = d.vcpus.get(0)
+    if want == "absent":
+        check("pmu_bootline", bool(m) and line.startswith("absent ("), f"boot line {line!r}")
+        vals = {n: v.pmu_value(n) for n in fmt.PMU_COUNTERS} if v else {}
+        check("pmu_absent_not_zero", v is not None and v.pmu_present == 0 and
+              all(x is None for x in vals.values()),
+              f"present mask {v.pmu_present if v else None:#x}, samples "
+              f"{v.pmu_samples if v else None}, values {vals}" if v else "no vCPU 0 in the dump")
+        lines = report._pmu_lines(d)
+        check("pmu_report_absent", bool(lines) and all("absent" in x for x in lines),
+              "; ".join(x.strip() for x in lines) or "no PMU lines")
+        return
+    check("pmu_bootline", bool(m) and not line.startswith("absent"), f"boot line {line!r}")
+    ins = v.pmu_value("instructions") if v else None
+    cyc = v.pmu_value("cycles") if v else None
+    check("pmu_counted", v is not None and v.pmu_samples > 0 and bool(ins) and bool(cyc),
+          f"samples {v.pmu_samples if v else None}, instructions {ins}, cycles {cyc}")
+
+
+def judge(log, want_spin, want_pmu="absent"):
     text = open(log, errors="replace").read()
     guest = re.search(r"SUMMARY vprof_pattern passed=(\d+) failed=(\d+)", text)
     check("guest", bool(guest) and guest[2] == "0",
@@ -64,6 +90,7 @@ def judge(log, want_spin):
         check("pause_spinning", frac(pause, "spin") >= 0.5, f"spin {frac(pause, 'spin'):.3f}, "
               f"PLE exits {d.vcpus[0].events.get('PLE', 0) if 0 in d.vcpus else 0}")
     check("busy_not_spinning", frac(busy, "spin") <= 0.1, f"spin {frac(busy, 'spin'):.3f}")
+    judge_pmu(text, d, want_pmu)
 
 
 def judge_dedicated(log):
@@ -113,6 +140,8 @@ def main():
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-spin", action="store_true", help="do not require PLE spinning")
+    ap.add_argument("--pmu", choices=("absent", "present"), default="absent",
+                    help="what the host PMU must be (Bochs: absent)")
     ap.add_argument("--keep-log", help="copy the serial logs to KEEP_LOG.<scenario>")
     ap.add_argument("--scenarios", default="pattern,dedicated", help="comma list")
     a = ap.parse_args()
@@ -122,7 +151,7 @@ def main():
             log = run_hv(a, tmp, "pattern",
                          ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'], a.cmdline)
             if log:
-                judge(log, not a.no_spin)
+                judge(log, not a.no_spin, a.pmu)
         if "dedicated" in todo:
             log = run_hv(a, tmp, "dedicated", [
                 'kind=multiboot vcpus=1 mem=32M vprof=dedicated '
