@@ -50,6 +50,10 @@ void pmu_glue_init(void)
 
 	if (!pmu_active())
 		return;
+	if (pmu_tsc_test()) {
+		pr_info("pmu: no VMX gating in TSC test mode, samples every %d us\n", pmu_sample_us);
+		return;
+	}
 	if (vmx_ctl_has(&c->entry, ENTRY_LOAD_PERF_GLOBAL) &&
 	    vmx_ctl_has(&c->exit, EXIT_LOAD_PERF_GLOBAL)) {
 		pmu_gate = PMU_GATE_CTLS;
@@ -68,6 +72,8 @@ void pmu_glue_init(void)
 
 void pmu_glue_vmcs_setup_active(void)
 {
+	if (pmu_tsc_test())
+		return;
 	if (pmu_gate == PMU_GATE_CTLS) {
 		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
 		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);

@@ -20,6 +20,11 @@ PMU (seed 001 §2.2): the "pmu: ..." boot line must say absent and the dump
 must report every PMU counter of the vCPU as absent, never as zero (Bochs
 advertises a PMU whose MSRs fault; hv/arch/x86/pmu.c). On a CPU with a
 working PMU pass --pmu present: instructions and cycles must then be counted.
+PMU sampling path (scenario pmu_tsc, pmu=tsc-test): "cycles" is the TSC cut
+to 22 bits, read around every guest run like a counter, so the path from the
+run loop to the dump runs without a PMU: only cycles may be present, it must
+wrap (22 bits at 10 MHz: every 0.42 s) without harm, and cycles / TSC rate
+must be 80-100% of the running time (the rest: scheduling outside vcpu_run).
 Prints TEST lines and "vprof-system: N passed, N failed".
 """
 import argparse
@@ -65,6 +70,30 @@ def judge_pmu(text, d, want):
     cyc = v.pmu_value("cycles") if v else None
     check("pmu_counted", v is not None and v.pmu_samples > 0 and bool(ins) and bool(cyc),
           f"samples {v.pmu_samples if v else None}, instructions {ins}, cycles {cyc}")
+
+
+def judge_pmu_tsc(log):
+    text = open(log, errors="replace").read()
+    check("tsc_bootline", "pmu: TSC test mode" in text, "pmu=tsc-test boot line")
+    dumps, problems = frames.extract(text.splitlines(keepends=True))
+    check("tsc_dump_valid", bool(dumps) and not problems and dumps[-1].complete,
+          f"{len(dumps)} dumps, problems: {'; '.join(map(str, problems[:3])) or 'none'}")
+    mhz = re.search(r"^time: TSC ([\d.]+) MHz", text, re.M)
+    if not dumps or not mhz or 0 not in dumps[-1].vcpus:
+        check("tsc_inputs", False, f"TSC rate {mhz[1] if mhz else None}, dumps {len(dumps)}")
+        return
+    v = dumps[-1].vcpus[0]
+    others = [n for n in fmt.PMU_COUNTERS if n != "cycles" and v.pmu_value(n) is not None]
+    check("tsc_present_mask", v.pmu_value("cycles") is not None and not others,
+          f"present {v.pmu_present:#x}, present besides cycles: {others or 'none'}")
+    running = v.state_ns[0]
+    cyc_ns = (v.pmu_value("cycles") or 0) * 1000.0 / float(mhz[1])
+    ratio = cyc_ns / running if running else 0.0
+    check("tsc_cycles_match_running", 0.80 <= ratio <= 1.0,
+          f"{v.pmu_samples} samples, cycles {v.pmu_value('cycles')} = {cyc_ns / 1e6:.1f} ms, "
+          f"running {running / 1e6:.1f} ms, ratio {ratio:.3f}")
+    check("tsc_samples_bounded", 10 <= v.pmu_samples <= running / 1e6 + 50,
+          f"{v.pmu_samples} samples for {running / 1e6:.1f} ms running (1 ms period)")
 
 
 def judge(log, want_spin, want_pmu="absent"):
@@ -143,7 +172,7 @@ def main():
     ap.add_argument("--pmu", choices=("absent", "present"), default="absent",
                     help="what the host PMU must be (Bochs: absent)")
     ap.add_argument("--keep-log", help="copy the serial logs to KEEP_LOG.<scenario>")
-    ap.add_argument("--scenarios", default="pattern,dedicated", help="comma list")
+    ap.add_argument("--scenarios", default="pattern,dedicated,pmu_tsc", help="comma list")
     a = ap.parse_args()
     todo = a.scenarios.split(",")
     with tempfile.TemporaryDirectory(prefix="vprof-system-") as tmp:
@@ -152,6 +181,12 @@ def main():
                          ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'], a.cmdline)
             if log:
                 judge(log, not a.no_spin, a.pmu)
+        if "pmu_tsc" in todo:
+            log = run_hv(a, tmp, "pmu_tsc",
+                         ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'],
+                         (a.cmdline + " pmu=tsc-test").strip())
+            if log:
+                judge_pmu_tsc(log)
         if "dedicated" in todo:
             log = run_hv(a, tmp, "dedicated", [
                 'kind=multiboot vcpus=1 mem=32M vprof=dedicated '

@@ -17,9 +17,19 @@
 #define PMU_LIVE_LOOPS     20000u
 #define CPUID_INTEL_EBX    0x756e6547u    /* "Genu" */
 
+/* PMU_TSC_TEST: no PMU is touched; "cycles" is the TSC cut to 22 bits
+ * (wraps every 0.42 s at Bochs's 10 MHz; a run is at most a 30 ms slice),
+ * read around guest runs like a real counter, so an emulator without a PMU
+ * runs the sampling path end to end (test/vprof/system_test.py, pmu_tsc). */
+#define PMU_TSC_TEST_WIDTH 22
+
+enum pmu_mode { PMU_OFF, PMU_ON, PMU_TSC_TEST };
+static const char *const pmu_mode_names[] = { "off", "on", "tsc-test", NULL };
+
 bool pmu_enabled;
-static bool pmu_opt = true;
-CMDLINE_BOOL(pmu, pmu_opt, "hardware counters for vProfile: on|off (docs/vprofile.md)");
+static int pmu_mode = PMU_ON;
+CMDLINE_ENUM(pmu, pmu_mode, pmu_mode_names,
+	     "hardware counters for vProfile: on|off|tsc-test (docs/vprofile.md)");
 
 static struct pmu_caps pmu_caps;
 static struct pmu_plan pmu_plan;
@@ -52,10 +62,19 @@ static int pmu_probe_msr(uint32_t msr)
 	return wrmsr_safe(msr, 0);
 }
 
+bool pmu_tsc_test(void)
+{
+	return pmu_mode == PMU_TSC_TEST;
+}
+
 int pmu_cpu_setup(void)
 {
 	const struct pmu_plan *p = &pmu_plan;
-	int err = wrmsr_safe(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	int err;
+
+	if (pmu_tsc_test())
+		return 0;
+	err = wrmsr_safe(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 
 	if (!err && p->fixed_used)
 		err = wrmsr_safe(MSR_IA32_FIXED_CTR_CTRL, p->fixed_ctrl);
@@ -73,6 +92,11 @@ int pmu_cpu_setup(void)
 int pmu_read(uint64_t v[PMU_EV_COUNT])
 {
 	int err = 0;
+
+	if (pmu_tsc_test()) {
+		v[PMU_EV_CYCLES] = rdtsc() & (BIT(PMU_TSC_TEST_WIDTH) - 1);
+		return 0;
+	}
 
 	for (unsigned e = 0; e < PMU_EV_COUNT; e++) {
 		const struct pmu_slot *s = &pmu_plan.slot[e];
@@ -160,13 +184,27 @@ static int pmu_detect(const char **why)
 	return 0;
 }
 
+static void pmu_init_tsc_test(void)
+{
+	pmu_plan.slot[PMU_EV_CYCLES] = (struct pmu_slot){ .kind = PMU_SLOT_FIXED,
+							  .width = PMU_TSC_TEST_WIDTH };
+	pmu_plan.present = (uint32_t)BIT(PMU_EV_CYCLES);
+	WRITE_ONCE(pmu_enabled, true);
+	pr_info("pmu: TSC test mode (pmu=tsc-test): cyc = TSC ticks around guest runs, "
+		"%u-bit counter; no PMU used\n", PMU_TSC_TEST_WIDTH);
+}
+
 void pmu_init(void)
 {
 	const char *why = "";
 	char desc[128];
 
-	if (!pmu_opt) {
+	if (pmu_mode == PMU_OFF) {
 		pr_info("pmu: absent (disabled by pmu=off)\n");
+		return;
+	}
+	if (pmu_tsc_test()) {
+		pmu_init_tsc_test();
 		return;
 	}
 	if (pmu_detect(&why)) {

@@ -21,6 +21,8 @@ void pmu_init(void);
 /* Turn sampling off for good (e.g. VMX cannot gate counting); logs why. */
 void pmu_disable(const char *why);
 const struct pmu_plan *pmu_plan_get(void);
+/* pmu=tsc-test: only "cycles", read from the TSC; nothing to gate in VMX. */
+bool pmu_tsc_test(void);
 /* This pCPU: program the event selects and fixed-counter control with
  * IA32_PERF_GLOBAL_CTRL = 0 (nothing counts in the hypervisor). 0 or -EIO. */
 int pmu_cpu_setup(void);
