@@ -5,6 +5,7 @@
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
+#include "vmx/exit.h"
 #include "trace/pmu_acc.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
@@ -74,6 +75,9 @@ void pmu_glue_vmcs_setup_active(void)
 {
 	if (pmu_tsc_test())
 		return;
+	/* The counters are the host's: RDPMC would show a guest other VMs' counts. */
+	if (vmx_ctl_has(&vmx_caps.proc, PROC_RDPMC_EXIT))
+		vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) | PROC_RDPMC_EXIT);
 	if (pmu_gate == PMU_GATE_CTLS) {
 		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
 		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);
@@ -85,6 +89,15 @@ void pmu_glue_vmcs_setup_active(void)
 	vmcs_write32(VMCS_ENTRY_MSR_LOAD_COUNT, 1);
 	vmcs_write64(VMCS_EXIT_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_exit_load);
 	vmcs_write32(VMCS_EXIT_MSR_LOAD_COUNT, 1);
+}
+
+/* RDPMC exit (SDM §26.1.3; set only while the host PMU is in use): the guest
+ * was told there is no PMU (CPUID.0AH = 0), so any counter index is invalid:
+ * #GP(0) as on a CPU without it (SDM vol. 2 RDPMC). */
+enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
+{
+	vcpu_queue_exception(v, 13, true, 0);
+	return EXIT_RESUME;
 }
 
 static bool pmu_glue_cpu_ready(unsigned cpu)
@@ -99,15 +112,17 @@ static bool pmu_glue_cpu_ready(unsigned cpu)
 	return pc->setup > 0;
 }
 
-/* Nothing to snapshot unless v's VM is being profiled (vprof_pmu_add would
- * drop the sample): with no profile running a run costs two flag tests. */
+/* The pCPU's counters are programmed before its first guest run, profile or
+ * not (VM entry enables them; stale BIOS event selects must not count or
+ * raise PMIs). Nothing to snapshot unless v's VM is being profiled
+ * (vprof_pmu_add would drop the sample). */
 void pmu_glue_run_begin_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
 	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
 
-	pc->armed = v->id < VPROF_MAX_VCPUS && vprof_vm_profiling((uint16_t)v->vm->id) &&
-		    pmu_glue_cpu_ready(cpu) && !pmu_read(pc->last);
+	pc->armed = pmu_glue_cpu_ready(cpu) && v->id < VPROF_MAX_VCPUS &&
+		    vprof_vm_profiling((uint16_t)v->vm->id) && !pmu_read(pc->last);
 }
 
 static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
