@@ -11,6 +11,7 @@
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
+#include "vm/pmu_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/trap.h"
@@ -123,7 +124,9 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	apic_init(true);
 	apic_calibrate();
 	boot_cpus();
+	pmu_init();        /* before VMX: QEMU TCG stops at start_vmx */
 	start_vmx();
+	pmu_glue_init();
 	sched_glue_init();
 	vprof_glue_init(&boot_info);
 	vm_create_all(&boot_info);

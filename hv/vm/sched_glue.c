@@ -14,6 +14,7 @@
 #include "vm/gmem.h"
 #include "vmx/kvm_pv.h"
 #include "console_input.h"
+#include "vm/pmu_glue.h"
 #include "log.h"
 
 extern char sched_opt_policy[32];
@@ -302,7 +303,9 @@ void vm_cpu_loop(void)
 			idle_wait(cpu);
 			continue;
 		}
+		pmu_glue_run_begin(curr);
 		end = vcpu_run(curr);
+		pmu_glue_run_end(curr);
 		now = time_now();
 		/* Anything but a preemption is a voluntary end: always choose again. */
 		resched = end != VCPU_RUN_PREEMPTED;

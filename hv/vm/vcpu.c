@@ -8,6 +8,7 @@
 #include "vmx/apicv.h"
 #include "vm/sched_glue.h"
 #include "vmx/kvm_pv.h"
+#include "vm/pmu_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -230,6 +231,7 @@ static int vcpu_load(struct vcpu *v)
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
+		pmu_glue_vmcs_setup();   /* guest-only counting (vm/pmu_glue.h) */
 		if (v->id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
@@ -253,6 +255,7 @@ static int vcpu_load(struct vcpu *v)
 
 void vcpu_put(struct vcpu *v)
 {
+	pmu_glue_vcpu_put(v);
 	fpu_release(v);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;

@@ -145,6 +145,7 @@ static const exit_handler_fn handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
 	[EXIT_REASON_XSETBV] = exit_xsetbv,
+	[EXIT_REASON_RDPMC] = exit_rdpmc,     /* only with a host PMU in use */
 };
 
 enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw)

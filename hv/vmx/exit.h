@@ -36,4 +36,5 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x);
+enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);   /* vm/pmu_glue.c */
 #endif

@@ -109,6 +109,38 @@ START_TEST(test_bitmap_matches_lookup)
 }
 END_TEST
 
+/* The hypervisor owns the PMU (hv/arch/x86/pmu.c counts guest time for
+ * vProfile): a guest reaching any counter, event select or global control
+ * would corrupt the samples, so every architectural PMU MSR is refused. */
+START_TEST(test_pmu_msrs_refused)
+{
+	static const struct { uint32_t first, last; } pmu[] = {
+		{ 0xc1, 0xc8 },          /* IA32_PMC0-7 */
+		{ 0x186, 0x18d },        /* IA32_PERFEVTSEL0-7 */
+		{ 0x1a6, 0x1a7 },        /* MSR_OFFCORE_RSP_0/1 */
+		{ 0x309, 0x30c },        /* IA32_FIXED_CTR0-3 */
+		{ 0x345, 0x345 },        /* IA32_PERF_CAPABILITIES */
+		{ 0x38d, 0x391 },        /* FIXED_CTR_CTRL, GLOBAL_STATUS/CTRL/OVF_CTRL, .._SET */
+		{ 0x3f1, 0x3f1 },        /* IA32_PEBS_ENABLE */
+		{ 0x4c1, 0x4c8 },        /* IA32_A_PMC0-7 (full-width writes) */
+	};
+	static uint8_t bm[4096];
+	struct msr_decision d;
+
+	memset(&P, 0, sizeof(P));
+	P.kvm_pv = true;
+	P.rdtscp = true;
+	msr_filter_fill_bitmap(&P, bm);
+	for (size_t i = 0; i < sizeof(pmu) / sizeof(pmu[0]); i++) {
+		for (uint32_t m = pmu[i].first; m <= pmu[i].last; m++) {
+			ck_assert_int_eq(act(m, false, &d), MSR_ACT_GP);
+			ck_assert_int_eq(act(m, true, &d), MSR_ACT_GP);
+			ck_assert(bitmap_exits(bm, m, false) && bitmap_exits(bm, m, true));
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("msr_filter");
@@ -120,6 +152,7 @@ int main(void)
 	tcase_add_test(tc, test_gp_default);
 	tcase_add_test(tc, test_gated);
 	tcase_add_test(tc, test_bitmap_matches_lookup);
+	tcase_add_test(tc, test_pmu_msrs_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -22,6 +22,15 @@ key list, exactly one complete dump whose reason is "serial key" taken while
 the profile ran (each vCPU's states adding up to its window), decodable by
 tools/vprof, followed by the guest's own stop dump. With console_keys=off the
 same keys must do nothing (no key dump, no pause seen by the guest).
+PMU (seed 001 §2.2): the "pmu: ..." boot line must say absent and the dump
+must report every PMU counter of the vCPU as absent, never as zero (Bochs
+advertises a PMU whose MSRs fault; hv/arch/x86/pmu.c). On a CPU with a
+working PMU pass --pmu present: instructions and cycles must then be counted.
+PMU sampling path (scenario pmu_tsc, pmu=tsc-test): "cycles" is the TSC cut
+to 22 bits, read around every guest run like a counter, so the path from the
+run loop to the dump runs without a PMU: only cycles may be present, it must
+wrap (22 bits at 10 MHz: every 0.42 s) without harm, and cycles / TSC rate
+must be 80-100% of the running time (the rest: scheduling outside vcpu_run).
 Prints TEST lines and "vprof-system: N passed, N failed".
 """
 import argparse
@@ -33,7 +42,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from vprof_lib import analysis, frames  # noqa: E402
+from vprof_lib import analysis, fmt, frames, report  # noqa: E402
 
 RESULTS = []
 
@@ -47,7 +56,53 @@ def frac(ph, key):
     return ph.get(key, 0) / ph.length if ph.length else 0.0
 
 
-def judge(log, want_spin):
+def judge_pmu(text, d, want):
+    m = re.search(r"^pmu: (.*)$", text, re.M)
+    line = m[1] if m else None
+    v = d.vcpus.get(0)
+    if want == "absent":
+        check("pmu_bootline", bool(m) and line.startswith("absent ("), f"boot line {line!r}")
+        vals = {n: v.pmu_value(n) for n in fmt.PMU_COUNTERS} if v else {}
+        check("pmu_absent_not_zero", v is not None and v.pmu_present == 0 and
+              all(x is None for x in vals.values()),
+              f"present mask {v.pmu_present if v else None:#x}, samples "
+              f"{v.pmu_samples if v else None}, values {vals}" if v else "no vCPU 0 in the dump")
+        lines = report._pmu_lines(d)
+        check("pmu_report_absent", bool(lines) and all("absent" in x for x in lines),
+              "; ".join(x.strip() for x in lines) or "no PMU lines")
+        return
+    check("pmu_bootline", bool(m) and not line.startswith("absent"), f"boot line {line!r}")
+    ins = v.pmu_value("instructions") if v else None
+    cyc = v.pmu_value("cycles") if v else None
+    check("pmu_counted", v is not None and v.pmu_samples > 0 and bool(ins) and bool(cyc),
+          f"samples {v.pmu_samples if v else None}, instructions {ins}, cycles {cyc}")
+
+
+def judge_pmu_tsc(log):
+    text = open(log, errors="replace").read()
+    check("tsc_bootline", "pmu: TSC test mode" in text, "pmu=tsc-test boot line")
+    dumps, problems = frames.extract(text.splitlines(keepends=True))
+    check("tsc_dump_valid", bool(dumps) and not problems and dumps[-1].complete,
+          f"{len(dumps)} dumps, problems: {'; '.join(map(str, problems[:3])) or 'none'}")
+    mhz = re.search(r"^time: TSC ([\d.]+) MHz", text, re.M)
+    if not dumps or not mhz or 0 not in dumps[-1].vcpus:
+        check("tsc_inputs", False, f"TSC rate {mhz[1] if mhz else None}, dumps {len(dumps)}")
+        return
+    v = dumps[-1].vcpus[0]
+    others = [n for n in fmt.PMU_COUNTERS if n != "cycles" and v.pmu_value(n) is not None]
+    check("tsc_present_mask", v.pmu_value("cycles") is not None and not others,
+          f"present {v.pmu_present:#x}, present besides cycles: {others or 'none'}")
+    running = v.state_ns[0]
+    cyc_ns = (v.pmu_value("cycles") or 0) * 1000.0 / float(mhz[1])
+    ratio = cyc_ns / running if running else 0.0
+    check("tsc_cycles_match_running", 0.80 <= ratio <= 1.0,
+          f"{v.pmu_samples} samples, cycles {v.pmu_value('cycles')} = {cyc_ns / 1e6:.1f} ms, "
+          f"running {running / 1e6:.1f} ms, ratio {ratio:.3f}")
+    check("tsc_samples_bounded", 10 <= v.pmu_samples <= running / 1e6 + 50,
+          f"{v.pmu_samples} samples for {running / 1e6:.1f} ms running (1 ms period)")
+
+
+def judge(log, want_spin, want_pmu="absent"):
     text = open(log, errors="replace").read()
     guest = re.search(r"SUMMARY vprof_pattern passed=(\d+) failed=(\d+)", text)
     check("guest", bool(guest) and guest[2] == "0",
@@ -70,6 +125,7 @@ def judge(log, want_spin):
         check("pause_spinning", frac(pause, "spin") >= 0.5, f"spin {frac(pause, 'spin'):.3f}, "
               f"PLE exits {d.vcpus[0].events.get('PLE', 0) if 0 in d.vcpus else 0}")
     check("busy_not_spinning", frac(busy, "spin") <= 0.1, f"spin {frac(busy, 'spin'):.3f}")
+    judge_pmu(text, d, want_pmu)
 
 
 def judge_dedicated(log):
@@ -157,8 +213,10 @@ def main():
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--no-spin", action="store_true", help="do not require PLE spinning")
+    ap.add_argument("--pmu", choices=("absent", "present"), default="absent",
+                    help="what the host PMU must be (Bochs: absent)")
     ap.add_argument("--keep-log", help="copy the serial logs to KEEP_LOG.<scenario>")
-    ap.add_argument("--scenarios", default="pattern,dedicated,key,key_off",
+    ap.add_argument("--scenarios", default="pattern,dedicated,key,key_off,pmu_tsc",
                     help="comma list")
     a = ap.parse_args()
     todo = a.scenarios.split(",")
@@ -167,7 +225,13 @@ def main():
             log = run_hv(a, tmp, "pattern",
                          ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'], a.cmdline)
             if log:
-                judge(log, not a.no_spin)
+                judge(log, not a.no_spin, a.pmu)
+        if "pmu_tsc" in todo:
+            log = run_hv(a, tmp, "pmu_tsc",
+                         ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'],
+                         (a.cmdline + " pmu=tsc-test").strip())
+            if log:
+                judge_pmu_tsc(log)
         if "dedicated" in todo:
             log = run_hv(a, tmp, "dedicated", [
                 'kind=multiboot vcpus=1 mem=32M vprof=dedicated '

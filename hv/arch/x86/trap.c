@@ -1,9 +1,11 @@
 /* Host IDT and exception reporting. An exception in the hypervisor itself is
- * corrupted host state: dump the frame and panic. */
+ * corrupted host state: dump the frame and panic, unless the instruction is
+ * listed in the exception table (arch/x86/extable.h). */
 #include "arch/x86/trap.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/apic.h"
+#include "arch/x86/extable.h"
 #include "log.h"
 
 struct idt_entry {
@@ -70,6 +72,9 @@ void trap_dispatch(struct trap_frame *f)
 		apic_eoi();
 		return;
 	}
+	/* A listed instruction (rdmsr_safe/wrmsr_safe) faulted: resume at its fixup. */
+	if (extable_fixup(f))
+		return;
 	pr_err("trap: exception %s (vector %u) in the hypervisor on cpu%u\n",
 	       exc_names[v] ? exc_names[v] : "?", v, this_cpu_id());
 	dump_frame(f);

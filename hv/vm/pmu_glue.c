@@ -1,0 +1,162 @@
+/* PMU glue (see pmu_glue.h). SDM vol. 3 §25.7.1/§25.8.1 (VM-exit/VM-entry
+ * controls "load IA32_PERF_GLOBAL_CTRL", bit 12 / bit 13), §25.7.2/§25.8.2
+ * (MSR-load lists, the fallback), §28.3/§28.5 (when the loads happen). */
+#include "vm/pmu_glue.h"
+#include "vm/vm.h"
+#include "vmx/vmcs.h"
+#include "vmx/caps.h"
+#include "vmx/exit.h"
+#include "trace/pmu_acc.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+#include "cmdline.h"
+#include "log.h"
+
+_Static_assert((int)PMU_EV_COUNT == (int)VPMU_NCOUNTERS &&
+	       (int)PMU_EV_INSTRUCTIONS == (int)VPMU_INSTRUCTIONS &&
+	       (int)PMU_EV_BRANCH_MISSES == (int)VPMU_BRANCH_MISSES &&
+	       (int)PMU_EV_OFFCORE_STALL == (int)VPMU_OFFCORE_STALL,
+	       "pmu_calc.h events must follow vprof.h's counter order");
+
+/* MSR-load list entry (SDM §25.7.2, Table 25-15); the area is 16-byte aligned. */
+struct pmu_msr_entry {
+	uint32_t index, rsvd;
+	uint64_t value;
+};
+_Static_assert(sizeof(struct pmu_msr_entry) == 16, "VMX MSR-load entry layout");
+
+enum pmu_gate { PMU_GATE_CTLS, PMU_GATE_LISTS };
+
+struct pmu_glue_cpu {
+	int8_t setup;                 /* 0 not yet, 1 programmed, -1 failed */
+	bool armed;                   /* last[] is a snapshot for the current run */
+	uint64_t last[PMU_EV_COUNT];
+};
+
+static int pmu_sample_us = 1000;
+CMDLINE_INT(pmu_sample_us, pmu_sample_us, 0, 1000000,
+	    "least guest-run time between two PMU samples of a vCPU, in us (0: every run)");
+
+static enum pmu_gate pmu_gate;
+static struct pmu_msr_entry pmu_entry_load __aligned(16);
+static struct pmu_msr_entry pmu_exit_load __aligned(16);
+static struct pmu_glue_cpu pmu_cpus[MAX_CPUS];
+/* Written only by the pCPU running the vCPU (one at a time; the scheduler's
+ * locks order a migration). */
+static struct vprof_pmu_acc pmu_accs[VPROF_MAX_VMS][VPROF_MAX_VCPUS];
+
+void pmu_glue_init(void)
+{
+	const struct vmx_caps *c = &vmx_caps;
+
+	if (!pmu_active())
+		return;
+	if (pmu_tsc_test()) {
+		pr_info("pmu: no VMX gating in TSC test mode, samples every %d us\n", pmu_sample_us);
+		return;
+	}
+	if (vmx_ctl_has(&c->entry, ENTRY_LOAD_PERF_GLOBAL) &&
+	    vmx_ctl_has(&c->exit, EXIT_LOAD_PERF_GLOBAL)) {
+		pmu_gate = PMU_GATE_CTLS;
+		pr_info("pmu: guest-only counting by the VM-entry/exit \"load "
+			"IA32_PERF_GLOBAL_CTRL\" controls, samples every %d us\n", pmu_sample_us);
+		return;
+	}
+	/* Every VMCS may hold MSR-load lists (512 entries at least, App. A.6). */
+	pmu_gate = PMU_GATE_LISTS;
+	pmu_entry_load = (struct pmu_msr_entry){ MSR_IA32_PERF_GLOBAL_CTRL, 0,
+						 pmu_plan_get()->global_ctrl };
+	pmu_exit_load = (struct pmu_msr_entry){ MSR_IA32_PERF_GLOBAL_CTRL, 0, 0 };
+	pr_info("pmu: guest-only counting by VM-entry/exit MSR-load lists, samples every %d us\n",
+		pmu_sample_us);
+}
+
+void pmu_glue_vmcs_setup_active(void)
+{
+	if (pmu_tsc_test())
+		return;
+	/* The counters are the host's: RDPMC would show a guest other VMs' counts. */
+	if (vmx_ctl_has(&vmx_caps.proc, PROC_RDPMC_EXIT))
+		vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) | PROC_RDPMC_EXIT);
+	if (pmu_gate == PMU_GATE_CTLS) {
+		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
+		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);
+		vmcs_write64(VMCS_GUEST_PERF_GLOBAL_CTRL, pmu_plan_get()->global_ctrl);
+		vmcs_write64(VMCS_HOST_PERF_GLOBAL_CTRL, 0);
+		return;
+	}
+	vmcs_write64(VMCS_ENTRY_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_entry_load);
+	vmcs_write32(VMCS_ENTRY_MSR_LOAD_COUNT, 1);
+	vmcs_write64(VMCS_EXIT_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_exit_load);
+	vmcs_write32(VMCS_EXIT_MSR_LOAD_COUNT, 1);
+}
+
+/* RDPMC exit (SDM §26.1.3; set only while the host PMU is in use): the guest
+ * was told there is no PMU (CPUID.0AH = 0), so any counter index is invalid:
+ * #GP(0) as on a CPU without it (SDM vol. 2 RDPMC). */
+enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
+{
+	vcpu_queue_exception(v, 13, true, 0);
+	return EXIT_RESUME;
+}
+
+static bool pmu_glue_cpu_ready(unsigned cpu)
+{
+	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+
+	if (pc->setup == 0) {
+		pc->setup = pmu_cpu_setup() ? -1 : 1;
+		if (pc->setup < 0)
+			pr_warn("pmu: cpu%u: programming the counters faulted; no samples here\n", cpu);
+	}
+	return pc->setup > 0;
+}
+
+/* The pCPU's counters are programmed before its first guest run, profile or
+ * not (VM entry enables them; stale BIOS event selects must not count or
+ * raise PMIs). Nothing to snapshot unless v's VM is being profiled
+ * (vprof_pmu_add would drop the sample). */
+void pmu_glue_run_begin_active(struct vcpu *v)
+{
+	unsigned cpu = this_cpu_id();
+	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+
+	pc->armed = pmu_glue_cpu_ready(cpu) && v->id < VPROF_MAX_VCPUS &&
+		    vprof_vm_profiling((uint16_t)v->vm->id) && !pmu_read(pc->last);
+}
+
+static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
+{
+	if (v->vm->id >= VPROF_MAX_VMS || v->id >= VPROF_MAX_VCPUS)
+		return NULL;
+	return &pmu_accs[v->vm->id][v->id];
+}
+
+void pmu_glue_run_end_active(struct vcpu *v)
+{
+	unsigned cpu = this_cpu_id();
+	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	const struct pmu_plan *p = pmu_plan_get();
+	uint64_t now_v[PMU_EV_COUNT], delta[PMU_EV_COUNT];
+	struct vprof_pmu_acc *a;
+
+	if (!pc->armed)
+		return;
+	pc->armed = false;
+	a = pmu_glue_acc(v);
+	if (!a || pmu_read(now_v))
+		return;
+	pmu_plan_delta(p, pc->last, now_v, delta);
+	vprof_pmu_acc_add(a, p->present, delta);
+	vprof_pmu_acc_flush(a, cpu, (uint16_t)v->vm->id, (uint16_t)v->id, time_now(),
+			    (uint64_t)pmu_sample_us * 1000u, false);
+}
+
+void pmu_glue_vcpu_put_active(struct vcpu *v)
+{
+	struct vprof_pmu_acc *a = pmu_glue_acc(v);
+
+	if (a)
+		vprof_pmu_acc_flush(a, this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id,
+				    time_now(), 0, true);
+}
