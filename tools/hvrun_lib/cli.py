@@ -117,6 +117,27 @@ def boot_description(opts):
     return cfg, files, strings
 
 
+LINUX_DEFAULTS = ('build/linux/bzImage', 'build/linux/initramfs.cpio')
+
+
+def linux_defaults(opts):
+    """A kind=linux VM without --image/--initrd gets the project's guest
+    kernel and initramfs, built (and cached) by `make linux-guest` first."""
+    need = [s for s in opts.vms or []
+            if 'kind=linux' in s.text.split() and (s.image is None or s.initrd is None)]
+    if not need:
+        return
+    say('building the default Linux guest (make linux-guest; the first kernel '
+        'build takes minutes, later ones are cached)')
+    r = subprocess.run(['make', '-C', str(REPO), '--no-print-directory', 'linux-guest'],
+                       stdout=sys.stderr)
+    if r.returncode:
+        raise UsageError('make linux-guest failed; give --image and --initrd')
+    for s in need:
+        s.image = s.image or str(REPO / LINUX_DEFAULTS[0])
+        s.initrd = s.initrd or str(REPO / LINUX_DEFAULTS[1])
+
+
 def check_opts(opts):
     if opts.cpus < 1 or opts.cpus > 255:
         raise UsageError('--cpus takes 1..255')
@@ -211,6 +232,7 @@ def boot(opts):
 def main(argv=None):
     opts = build_parser().parse_args(argv)
     try:
+        linux_defaults(opts)
         check_opts(opts)
         return boot(opts)
     except (UsageError, W.WordError) as e:
