@@ -33,9 +33,12 @@ static int read_steal(uint64_t ms[MAX_CPUS])
 	if (!fp || hz <= 0)
 		return -1;
 	while (fgets(line, sizeof(line), fp)) {
+		/* "cpuN ...", not the aggregate "cpu  ..." (%d would skip its blanks) */
+		if (strncmp(line, "cpu", 3) || line[3] < '0' || line[3] > '9')
+			continue;
 		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &f[0], &f[1],
 			   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) != 9)
-			continue;   /* the aggregate "cpu " line and others */
+			continue;
 		if (cpu < 0 || cpu >= MAX_CPUS)
 			continue;
 		ms[cpu] = f[7] * 1000ull / (unsigned long long)hz;
@@ -78,7 +81,7 @@ int main(int argc, char **argv)
 	static uint64_t s0[MAX_CPUS], s1[MAX_CPUS];
 	pthread_t tid[MAX_CPUS];
 	uint64_t ms, n, total = 0;
-	int cpus, ok = 1;
+	int cpus, n0, ok = 1;
 
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: %s\n", USAGE);
@@ -93,15 +96,19 @@ int main(int argc, char **argv)
 	}
 	if (vprofctl("start") != 0)
 		fprintf(stderr, "stealcheck: vprofctl start failed (no hypervisor?)\n"), ok = 0;
-	if (read_steal(s0) != cpus)
+	if ((n0 = read_steal(s0)) != cpus) {
+		fprintf(stderr, "stealcheck: /proc/stat has %d CPUs, %d online\n", n0, cpus);
 		return 3;
+	}
 	end_ns = wl_now_ns() + ms * 1000000ull;
 	for (uint64_t i = 0; i < n; i++)
 		pthread_create(&tid[i], NULL, spin, (void *)(uintptr_t)i);
 	for (uint64_t i = 0; i < n; i++)
 		pthread_join(tid[i], NULL);
-	if (read_steal(s1) != cpus)
+	if ((n0 = read_steal(s1)) != cpus) {
+		fprintf(stderr, "stealcheck: /proc/stat has %d CPUs, %d online\n", n0, cpus);
 		return 3;
+	}
 	if (ok && vprofctl("stop") != 0)
 		ok = 0;
 	fflush(stdout);
