@@ -79,7 +79,7 @@ test-linux: test-linux-bare test-linux-direct test-linux-bochs test-linux-hv tes
 # Cycles from kernel entry to /init, hypervisor / bare Bochs, both booted by
 # load_bzimage() (bare: tools/linux/bareload, mk/bareload.mk); docs/linux-guest.md.
 bench-linux-boot: linux-guest $(BUILD)/hv.elf $(BARELOAD_ELF)
-	@$(PYTHON) tools/linux/boot-bare.py --bench-ratio --cpus 1 --cpus 2 --run "hog 10" \
+	@$(PYTHON) tools/linux/boot-bare.py --bench-ratio --cpus 1 --cpus 2 --run "hog 1000" \
 		--hv $(BUILD)/hv.elf --bareload $(BARELOAD_ELF) $(LINUX_IMGS)
 
 # The bare side of the benchmark alone (about 15 s of Bochs).

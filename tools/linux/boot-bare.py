@@ -352,7 +352,18 @@ def bench_ratio(a):
                 bad += 1
             print(f"BENCH linux-boot-cycles cpus={cpus} vm={name} hv={h} bare={b} "
                   f"hv/bare={h / b:.3f}")
+            rb, rh = hog_rate(bare[cpus]), hog_rate(hv.get(cpus, ""))
+            if rb and rh:
+                print(f"BENCH linux-cpu-bound cpus={cpus} vm={name} loops_per_ms hv={rh:.3f} "
+                      f"bare={rb:.3f} hv/bare={rh / rb:.4f}")
     return 1 if failed or bad or not bare else 0
+
+
+def hog_rate(text):
+    """Work per guest ms of the `hog` workload (a CPU-bound loop): what the
+    guest gets done per unit of its own time, bare and under the hypervisor."""
+    m = re.search(r"RESULT hog threads=\d+ ms=\d+ elapsed_ns=(\d+) cpu_ns=\d+ loops=(\d+)", text)
+    return int(m[2]) / (int(m[1]) / 1e6) if m and int(m[1]) else None
 
 
 def main():
