@@ -1,5 +1,6 @@
 /* Unit tests for hv/arch/x86/acpi.c on fabricated RSDP/RSDT/XSDT/MADT/FADT/DSDT. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include "arch/x86/acpi.h"
 #include "arch/x86/mptable.h"
@@ -476,9 +477,6 @@ int main(void)
 	tcase_add_test(tc, test_fuzz_madt);
 	tcase_add_test(tc, test_discover_order);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
  * floating pointer, follow pointers, verify every checksum). Setting
  * ACPI_DUMP_DIR writes the tables out for `iasl -d`. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,8 +323,6 @@ int main(void)
 {
 	Suite *s = suite_create("acpi_tables");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int f;
 
 	tcase_add_test(tc, test_rsdp_and_sdts);
 	tcase_add_test(tc, test_fadt);
@@ -333,9 +332,6 @@ int main(void)
 	tcase_add_test(tc, test_bad_config);
 	tcase_add_test(tc, test_dump);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vmx/apicv_calc.h"
+#include "check_run.h"
 
 static uint32_t page[1024];
 
@@ -113,11 +114,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite());
 }

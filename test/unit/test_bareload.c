@@ -6,6 +6,7 @@
 #include "errno.h"
 #include "log.h"
 #include "shim.h"
+#include "check_run.h"
 
 static struct boot_info bi;
 
@@ -171,11 +172,5 @@ static Suite *bareload_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(bareload_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(bareload_suite());
 }

@@ -1,5 +1,6 @@
 /* Unit tests for hv/bootinfo.c on multiboot2 information built in host memory. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "bootinfo.h"
@@ -397,9 +398,6 @@ int main(void)
 	tcase_add_test(tc, test_efi_mmap);
 	tcase_add_test(tc, test_truncated_and_fuzzed);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -3,6 +3,7 @@
  * Offsets are written out from Documentation/x86/boot.rst independently of
  * the loader, so a wrong offset in either shows up. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,9 +399,5 @@ int main(void)
 	suite_add_tcase(s, good);
 	suite_add_tcase(s, bad);
 
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for hv/cmdline.c: tokenizer, value parsers, registered options. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <string.h>
 #include "cmdline.h"
@@ -336,9 +337,6 @@ int main(void)
 	tcase_add_test(tc, test_parse_overlong);
 	tcase_add_test(tc, test_print_effective);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Serial console keys (hv/console_keys.c): which bytes act, and the poll
  * rate limiter that keeps the BSP's COM1 reads to one per period. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "console_keys.h"
 
@@ -92,9 +93,6 @@ int main(void)
 	tcase_add_test(tc, test_rate_no_catch_up_burst);
 	tcase_add_test(tc, test_rate_bad_period);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for hv/vmx/cpuid_filter.c: hidden and shown bits, topology for
  * several vCPU counts, hypervisor leaves with and without the KVM signature. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "vmx/cpuid_filter.h"
 #include "abi.h"
@@ -204,8 +205,6 @@ int main(void)
 {
 	Suite *s = suite_create("cpuid_filter");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int f;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_leaf1_bits);
@@ -217,9 +216,6 @@ int main(void)
 	tcase_add_test(tc, test_hv_leaves_kvm);
 	tcase_add_test(tc, test_range_and_ext);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for hv/vmx/decode.c. The byte vectors were produced by GNU as
  * (objdump listing in the comment beside each) for 64-, 32- and 16-bit code. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "vmx/decode.h"
@@ -228,8 +229,6 @@ int main(void)
 	Suite *s = suite_create("decode");
 	TCase *tc = tcase_create("core");
 	int n = (int)(sizeof(vecs) / sizeof(vecs[0]));
-	SRunner *sr;
-	int f;
 
 	tcase_add_loop_test(tc, test_vectors, 0, n);
 	tcase_add_loop_test(tc, test_truncated, 0, n - 1);
@@ -238,9 +237,6 @@ int main(void)
 	tcase_add_test(tc, test_value_helpers);
 	tcase_add_test(tc, test_random_bytes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * capture buffer, a vm_stop recorder and an IRQ line recorder. */
 #ifndef TEST_DEVFAKE_H
 #define TEST_DEVFAKE_H
+#include "check_run.h"
 #include <string.h>
 #include "dev/dev.h"
 #include "errno.h"
@@ -66,12 +67,6 @@ static inline void devfake_setup(struct devfake *f, struct dev_host *h)
 
 static inline int devfake_run(Suite *s)
 {
-	SRunner *sr = srunner_create(s);
-	int f;
-
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+	return check_run(s);
 }
 #endif

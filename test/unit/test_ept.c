@@ -1,5 +1,6 @@
 /* Unit tests for the EPT builder on host memory. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "vmx/ept.h"
@@ -94,9 +95,6 @@ int main(void)
 	tcase_add_test(tc, test_unaligned_host_uses_small_pages);
 	tcase_add_test(tc, test_bad_args);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

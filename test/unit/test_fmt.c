@@ -1,5 +1,6 @@
 /* Unit tests for hv/lib/fmt.c against the C library's printf. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <string.h>
 #include "lib/fmt.h"
@@ -52,9 +53,6 @@ int main(void)
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_null_and_pointer);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for the guest page walker on fabricated page tables. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "vm/gmem.h"
@@ -71,9 +72,6 @@ int main(void)
 	tcase_add_test(tc, test_4level_2m);
 	tcase_add_test(tc, test_table_outside_ram);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

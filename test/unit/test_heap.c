@@ -1,6 +1,7 @@
 /* Unit tests for hv/mm/heap.c on a pmm whose "physical" RAM is a host arena
  * (identity-mapped, like the hypervisor's own memory). */
 #include <check.h>
+#include "check_run.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -232,9 +233,6 @@ int main(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_cost);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * INIT/SIPI, IOAPIC routing with the IRQ0 override, level EOI round trip,
  * ExtINT from the 8259, port/MMIO/MSR dispatch, timers and APICv helpers. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "dev/intc.h"
 #include "errno.h"
@@ -368,9 +369,6 @@ int main(void)
 	tcase_add_test(tc, test_timer_through_intc);
 	tcase_add_test(tc, test_mmio_dispatch);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+
+	return check_run(s);
 }

@@ -6,6 +6,7 @@
 #include "vmx/kvm_pv.h"
 #include "dev/intc.h"
 #include "errno.h"
+#include "check_run.h"
 
 #define NS 1000000000ull
 
@@ -457,11 +458,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return check_run(suite());
 }

@@ -8,6 +8,7 @@
 #include "errno.h"
 #include "log.h"
 #include "shim.h"
+#include "check_run.h"
 
 #define RAM_SIZE MiB(16)
 #define KBASE    0x100000u   /* where fabricated kernels load */
@@ -463,11 +464,5 @@ static Suite *loaders_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(loaders_suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+	return check_run(loaders_suite());
 }

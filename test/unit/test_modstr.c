@@ -1,6 +1,7 @@
 /* Unit tests for module-string parsing, including GRUB's re-quoted forms
  * documented in docs/running.md. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "vm/modstr.h"
 #include "shim.h"
@@ -92,9 +93,6 @@ int main(void)
 	tcase_add_test(tc, test_parse_errors);
 	tcase_add_test(tc, test_overlong);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

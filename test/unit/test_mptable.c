@@ -1,6 +1,7 @@
 /* Unit tests for hv/arch/x86/mptable.c on fabricated MP floating pointers and
  * configuration tables (MPS 1.4 chapter 4). */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "arch/x86/mptable.h"
 #include "errno.h"
@@ -234,9 +235,6 @@ int main(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_discover_fallback);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

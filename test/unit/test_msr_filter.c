@@ -1,5 +1,6 @@
 /* Unit tests for hv/vmx/msr_filter.c: decisions per MSR and the VMX bitmap. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "vmx/msr_filter.h"
 
@@ -145,8 +146,6 @@ int main(void)
 {
 	Suite *s = suite_create("msr_filter");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int f;
 
 	tcase_add_test(tc, test_decisions);
 	tcase_add_test(tc, test_gp_default);
@@ -154,9 +153,6 @@ int main(void)
 	tcase_add_test(tc, test_bitmap_matches_lookup);
 	tcase_add_test(tc, test_pmu_msrs_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * the memory map looks like (unaligned, overlapping, holes), plus alignment,
  * limits, double frees and the cost of a large guest-RAM block. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,9 +422,6 @@ int main(void)
 	tcase_add_test(tc, test_large_block_cost);
 	tcase_add_test(tc, test_from_boot);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -4,6 +4,7 @@
  * heuristic of seed 001 §2.1. Readings go through pmu_plan_delta() with a
  * real plan, as hv/vm/pmu_glue.c does. */
 #include <check.h>
+#include "check_run.h"
 #include "arch/x86/pmu_calc.h"
 #include "trace/pmu_acc.h"
 #include "shim.h"
@@ -167,9 +168,6 @@ int main(void)
 	tcase_add_test(tc, test_spin_heuristic_fires);
 	tcase_add_test(tc, test_no_profile_drops);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

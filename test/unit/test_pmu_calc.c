@@ -3,6 +3,7 @@
  * 2.7's corei7_icelake_u answers), EBX masking, counter placement, the
  * delta/wrap arithmetic and the boot-line text. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "arch/x86/pmu_calc.h"
 #include "errno.h"
@@ -296,9 +297,6 @@ int main(void)
 	tcase_add_test(tc, test_plan_delta);
 	tcase_add_test(tc, test_describe);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

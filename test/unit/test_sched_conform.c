@@ -2,6 +2,7 @@
  * runs on the simulator's fake pCPUs and fake clock (tools/sim) and must show
  * the properties its caps flags promise. Tolerances are stated per test. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 #include "../../tools/sim/sim.h"
@@ -266,9 +267,6 @@ int main(void)
 	tcase_add_test(tc, test_balance_after_unpin);
 	tcase_add_test(tc, test_accounting_exact);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

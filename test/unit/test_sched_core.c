@@ -2,6 +2,7 @@
  * params.c, registry.c) with the credit policy on fake pCPUs and a fake
  * clock: state machine, exact accounting, hooks, options and parameters. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "shim.h"
 #include "errno.h"
@@ -492,9 +493,6 @@ int main(void)
 	tcase_add_test(tc, test_dedicated_freeze_thaw);
 	tcase_add_test(tc, test_remove_vcpu);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

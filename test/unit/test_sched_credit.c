@@ -2,6 +2,7 @@
  * wake from blocking, the tslice option, run-time weight and cap changes,
  * and the seed 001 §3.2 BOOST effect. Fake platform and hvsim engine. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "errno.h"
 #include "../../tools/sim/sim.h"
@@ -239,9 +240,6 @@ int main(void)
 	tcase_add_test(tc, test_cap_runtime);
 	tcase_add_test(tc, test_fine_grain_boost_effect);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

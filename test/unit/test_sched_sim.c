@@ -2,6 +2,7 @@
  * semantics (barriers, locks, sleeps, spin-then-block, guest scheduler),
  * lock-holder preemption counting and determinism for a seed. */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,9 +217,6 @@ int main(void)
 	tcase_add_test(tc, test_periodic_duty);
 	tcase_add_test(tc, test_intermittent_duty);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

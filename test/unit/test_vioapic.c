@@ -1,5 +1,6 @@
 /* Unit tests for hv/dev/vioapic.c: registers, edge/level pins, remote IRR, EOI. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "dev/vioapic.h"
 #include "errno.h"
@@ -163,9 +164,6 @@ int main(void)
 	tcase_add_test(tc, test_level_masked_then_unmasked);
 	tcase_add_test(tc, test_nmi_entry_is_edge);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for hv/dev/vlapic.c: registers, priority, EOI, timer, ICR, x2APIC. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "dev/vlapic.h"
 #include "errno.h"
@@ -554,9 +555,6 @@ int main(void)
 	tcase_add_test(tc, test_apicv_helpers);
 	tcase_add_test(tc, test_nmi_and_lvt_lint);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for hv/dev/vpic.c: Linux's init sequence, priorities, EOI forms,
  * cascade, ELCR level mode, AEOI, OCW3 reads, poll, rotation. */
 #include <check.h>
+#include "check_run.h"
 #include <string.h>
 #include "dev/vpic.h"
 #include "errno.h"
@@ -202,9 +203,6 @@ int main(void)
 	tcase_add_test(tc, test_auto_eoi_and_poll);
 	tcase_add_test(tc, test_rotation);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf ? 1 : 0;
+
+	return check_run(s);
 }

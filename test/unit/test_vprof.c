@@ -2,6 +2,7 @@
  * profile.c): exact state times, spinning, events, exits, PMU absence, ring
  * overflow accounting and id validation. */
 #include <check.h>
+#include "check_run.h"
 #include "compiler.h"
 #include "trace/vprof.h"
 #include "errno.h"
@@ -266,9 +267,6 @@ int main(void)
 	tcase_add_test(tc, test_clock_backwards);
 	tcase_add_test(tc, test_pcpu_idle);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

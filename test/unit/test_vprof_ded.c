@@ -8,6 +8,7 @@
 #include "errno.h"
 #include "shim.h"
 #include "../vprof/vp_testutil.h"
+#include "check_run.h"
 
 static uint64_t mem[4096];
 static uint8_t fr[512];
@@ -155,10 +156,8 @@ int main(void)
 	tcase_add_test(tc, test_overlap_times);
 	tcase_add_test(tc, test_hypercalls);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int f = check_run(s);
+
 	vt_cap_reset();
-	return f ? 1 : 0;
+	return f;
 }

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "shim.h"
 #include "../vprof/vp_testutil.h"
+#include "check_run.h"
 
 static uint64_t mem[8192];
 
@@ -219,10 +220,8 @@ int main(void)
 	tcase_add_test(tc, test_dump_structure);
 	tcase_add_test(tc, test_dump_without_stop_and_sinkless);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int f = check_run(s);
+
 	vt_cap_reset();
-	return f ? 1 : 0;
+	return f;
 }

@@ -5,6 +5,7 @@
  * UART is. The sink sleeps per line so the recording threads run meanwhile. */
 #include <sched.h>
 #include <check.h>
+#include "check_run.h"
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,9 +169,6 @@ int main(void)
 	tcase_add_test(tc, test_key_dump_consistent_while_recording);
 	tcase_add_test(tc, test_key_and_stop_dumps_do_not_interleave);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

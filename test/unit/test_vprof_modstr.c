@@ -1,6 +1,7 @@
 /* The vProfile dedicated-mode permission key of module strings
  * (`vprof=dedicated`, hv/vm/modstr.c; seed 001 §2.3). */
 #include <check.h>
+#include "check_run.h"
 #include "vm/modstr.h"
 #include "log.h"
 #include "shim.h"
@@ -42,16 +43,11 @@ int main(void)
 {
 	Suite *s = suite_create("vprof_modstr");
 	TCase *tc = tcase_create("core");
-	SRunner *r;
-	int failed;
 
 	tcase_add_test(tc, test_vprof_key_default_off);
 	tcase_add_test(tc, test_vprof_key_values);
 	tcase_add_test(tc, test_vprof_key_bad_value);
 	suite_add_tcase(s, tc);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? 1 : 0;
+
+	return check_run(s);
 }

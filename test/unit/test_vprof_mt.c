@@ -7,6 +7,7 @@
  * so the threads are few and yield now and then. */
 #include <sched.h>
 #include <check.h>
+#include "check_run.h"
 #include <pthread.h>
 #include <string.h>
 #include "compiler.h"
@@ -122,9 +123,6 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_concurrent_totals);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

@@ -1,6 +1,7 @@
 /* Unit tests for the vProfile spinning detectors (hv/trace/spin.c): PLE
  * window credit and the branch-per-instruction PMU heuristic. */
 #include <check.h>
+#include "check_run.h"
 #include "compiler.h"
 #include "trace/vprof.h"
 #include "shim.h"
@@ -121,9 +122,6 @@ int main(void)
 	tcase_add_test(tc, test_pmu_verdict);
 	tcase_add_test(tc, test_pmu_opens_and_closes);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }

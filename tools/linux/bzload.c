@@ -19,34 +19,6 @@
 #define STUB_MAGIC 0x6275747320756862ULL
 #define LOW_END   0x30000    /* GDT, page tables, zero page, command line */
 
-int log_level = LOG_INFO;
-
-void log_vprintf(int level, const char *fmt, va_list ap)
-{
-	if (level <= log_level)
-		vfprintf(stderr, fmt, ap);
-}
-
-void log_printf(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_vprintf(level, fmt, ap);
-	va_end(ap);
-}
-
-void panic_at(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bzload: panic at %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	exit(3);
-}
-
 static uint8_t *slurp(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "rb");
@@ -135,6 +107,8 @@ int main(int argc, char **argv)
 {
 	struct guest_ram ram;
 	struct guest_image img;
+
+	log_level = LOG_INFO;   /* tools/sim/hostlog.c: the loader's lines are the point */
 	struct guest_entry e;
 	size_t stub_n, pm;
 	uint32_t rd, rs;

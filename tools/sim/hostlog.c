@@ -1,7 +1,11 @@
-/* hvsim's log.h backend: warnings and errors to stderr, panic aborts. */
+/* log.h backend for host programs built from hv/ sources (hvsim, bzload):
+ * lines up to log_level to stderr, panic names the program and aborts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "log.h"
+
+/* glibc's; <errno.h> would be hv/errno.h here (-Ihv) */
+extern char *program_invocation_short_name;
 
 int log_level = LOG_WARN;
 
@@ -25,7 +29,7 @@ void panic_at(const char *file, int line, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "hvsim: PANIC at %s:%d: ", file, line);
+	fprintf(stderr, "%s: PANIC at %s:%d: ", program_invocation_short_name, file, line);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
