@@ -91,13 +91,10 @@ int vm_devs_init(struct vm *vm)
 	return 0;
 }
 
-void vm_devs_pio(struct vm *vm, unsigned vcpu, uint16_t port, unsigned size, bool write,
-		 uint32_t *val)
+void vm_devs_pio_other(struct vm_devs *d, uint16_t port, unsigned size, bool write,
+		       uint32_t *val)
 {
-	struct vm_devs *d = &vm->devs;
-
-	if (!pcdev_pio(&d->pc, port, size, write, val) ||
-	    !vintc_pio(&d->intc, port, size, write, val) ||
+	if (!vintc_pio(&d->intc, port, size, write, val) ||
 	    !pci_absent_pio(port, size, write, val))
 		return;
 	d->absent_pio++;

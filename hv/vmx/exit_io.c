@@ -14,12 +14,15 @@
 #define RFLAGS_DF      BIT(10)
 #define STRING_IO_MAX  65536   /* items per exit; REP continues on re-entry */
 
-static void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in, uint32_t *val)
+static inline void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in, uint32_t *val)
 {
 	struct vm *vm = v->vm;
 
+	/* No fast re-entry with a stale preemption timer (vm/vcpu_exit.c). */
+	if (vm_devs_pio_retimes(port, !in))
+		WRITE_ONCE(v->kicked, true);
 	spin_lock(&vm->lock);
-	vm_devs_pio(vm, v->id, port, size, !in, val);
+	vm_devs_pio(&vm->devs, port, size, !in, val);
 	spin_unlock(&vm->lock);
 }
 
@@ -29,8 +32,10 @@ static uint64_t seg_base(unsigned seg)
 	return vmcs_vmread(VMCS_GUEST_ES_BASE + 2 * seg);
 }
 
-static enum exit_action io_string(struct vcpu *v, struct exit_info *x, uint16_t port,
-				  unsigned size, bool in, bool rep)
+/* Out of line: keeps the common single-port path free of its registers. */
+static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, struct exit_info *x,
+							    uint16_t port, unsigned size,
+							    bool in, bool rep)
 {
 	uint32_t info = vmcs_read32(VMCS_EXIT_INSN_INFO);
 	unsigned asz = (info >> 7) & 7;               /* 0: 16, 1: 32, 2: 64 bit */
@@ -65,22 +70,34 @@ static enum exit_action io_string(struct vcpu *v, struct exit_info *x, uint16_t 
 	return EXIT_RESUME;
 }
 
+/* IN: a 32-bit IN zero-extends into RAX; 8/16-bit INs merge (SDM IN). */
+static __attribute__((noinline)) enum exit_action io_in(struct vcpu *v, struct exit_info *x,
+							uint16_t port, unsigned size)
+{
+	uint64_t mask = size == 4 ? 0xffffffffull : (1ull << (8 * size)) - 1;
+	uint32_t val = 0;
+
+	io_one(v, port, size, true, &val);
+	v->regs.rax = size == 4 ? val : (v->regs.rax & ~mask) | (val & mask);
+	if (v->vm->state != VM_RUNNING)
+		return EXIT_STOPPED;
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+/* The common case, OUT, kept short: it is what a guest's console costs. */
 enum exit_action exit_io(struct vcpu *v, struct exit_info *x)
 {
 	uint16_t port = IOQ_PORT(x->qual);
 	unsigned size = IOQ_SIZE(x->qual);
-	bool in = x->qual & IOQ_IN;
 	uint32_t val;
 
 	if (x->qual & IOQ_STRING)
-		return io_string(v, x, port, size, in, x->qual & IOQ_REP);
-	val = in ? 0 : (uint32_t)v->regs.rax;
-	io_one(v, port, size, in, &val);
-	if (in) {
-		uint64_t mask = size == 4 ? 0xffffffffull : (1ull << (8 * size)) - 1;
-		/* A 32-bit IN zero-extends into RAX; 8/16-bit INs merge (SDM IN). */
-		v->regs.rax = size == 4 ? val : (v->regs.rax & ~mask) | (val & mask);
-	}
+		return io_string(v, x, port, size, x->qual & IOQ_IN, x->qual & IOQ_REP);
+	if (x->qual & IOQ_IN)
+		return io_in(v, x, port, size);
+	val = (uint32_t)v->regs.rax;
+	io_one(v, port, size, false, &val);
 	if (v->vm->state != VM_RUNNING)
 		return EXIT_STOPPED;
 	exit_skip_insn(x);
