@@ -20,15 +20,13 @@
 
 #define RFLAGS_IF_BIT BIT(9)
 
-/* Per vCPU: the vCPU may be descheduled before its next entry. The kick
- * sends it through the loop top (inject_events) before that entry. */
+/* Per vCPU: the vCPU may be descheduled before its next entry. */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
 {
 	v->pending_exc.valid = true;
 	v->pending_exc.has_err = has_err;
 	v->pending_exc.vector = vector;
 	v->pending_exc.err = err;
-	WRITE_ONCE(v->kicked, true);
 }
 
 /* Re-inject an event whose delivery the exit interrupted (SDM §28.2.4, §27.6.1). */

@@ -3,18 +3,20 @@
  * to vcpu_run()'s loop, which polls the scheduler and devices and injects
  * events before the next entry. */
 #include "vm/vm.h"
+#include "vm/sched_glue.h"
 #include "vmx/entry.h"
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "arch/x86/cpu.h"
 
-/* Exits that may re-enter at once. Their handlers are short and never wait
- * for another pCPU, so they run with interrupts off: a host interrupt (kick,
- * timer IPI) that arrives meanwhile stays pending and exits the guest right
- * after the next entry, so nothing it asks for is missed. All are exits of
- * instructions, which never happen during event delivery, so the
- * IDT-vectoring information is never valid for them (SDM §28.2.4). */
+/* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
+ * and never wait for another pCPU, so they run with interrupts off: a host
+ * interrupt (kick, timer IPI) that arrives meanwhile stays pending and exits
+ * the guest right after the next entry, so nothing it asks for is missed.
+ * VMCALL is vcpu_exit_vmcall()'s. All are exits of instructions, which never
+ * happen during event delivery, so the IDT-vectoring information is never
+ * valid for them (SDM §28.2.4). */
 #define EXIT_FAST_REASONS (BIT(EXIT_REASON_CPUID) | BIT(EXIT_REASON_IO) | \
 			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_VMCALL))
 _Static_assert(EXIT_REASON_CPUID < 64 && EXIT_REASON_IO < 64 && EXIT_REASON_RDMSR < 64 &&
@@ -27,8 +29,8 @@ static inline bool exit_reason_fast(uint32_t raw)
 }
 
 /* Nothing can be pending that the loop top would deliver: no kick (IPIs,
- * interrupts raised by device models, scheduler vectors, queued exceptions,
- * deadline-moving port writes and hypercalls, a stopped VM all set it), the
+ * interrupts raised by device models, scheduler vectors, deadline-moving
+ * port writes, a stopped VM all set it), no queued exception, the
  * scheduler not asking for the pCPU, the armed deadline not reached. The
  * preemption timer then gets the remaining time (it does not count while
  * the host runs). */
@@ -36,7 +38,7 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 {
 	uint64_t now, dl = v->fast_deadline_tsc;
 
-	if (READ_ONCE(v->kicked) || READ_ONCE(*v->resched))
+	if (READ_ONCE(v->kicked) || v->pending_exc.valid || READ_ONCE(*v->resched))
 		return false;
 	now = rdtsc();
 	if (now >= dl)
@@ -57,6 +59,25 @@ static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw
 	return (int)act;
 }
 
+/* Hypercalls may run long and reach the scheduler and other pCPUs: they run
+ * with interrupts on, as before the fast path (with them off, Linux guests'
+ * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). Interrupts go
+ * off again before the re-entry test; a kick IPI taken meanwhile may have
+ * re-armed this pCPU's scheduler timer, and so may the hypercall itself. */
+static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t raw)
+{
+	enum exit_action act;
+
+	irq_enable();
+	act = exit_dispatch(v, raw);
+	irq_disable();
+	if (act == EXIT_RESUME && sched_glue_deadline((unsigned)v->vmcs_cpu) == v->fast_sched_dl &&
+	    vcpu_fast_reentry(v))
+		return VMX_EXIT_REENTER;
+	irq_enable();
+	return (int)act;
+}
+
 int vcpu_exit_handle(struct guest_regs *regs)
 {
 	struct vcpu *v = container_of(regs, struct vcpu, regs);
@@ -65,6 +86,8 @@ int vcpu_exit_handle(struct guest_regs *regs)
 
 	if (!exit_reason_fast(raw))
 		return vcpu_exit_slow(v, raw);
+	if (raw == EXIT_REASON_VMCALL)
+		return vcpu_exit_vmcall(v, raw);
 	act = exit_dispatch(v, raw);
 	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
 		return VMX_EXIT_REENTER;

@@ -4,7 +4,6 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/caps.h"
 #include "vm/vm.h"
-#include "vm/sched_glue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "vmx/kvm_pv.h"
@@ -203,10 +202,6 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x)
 
 	v->regs.rax = (uint64_t)hcall_dispatch(v, cpl, v->regs.rax, v->regs.rbx, v->regs.rcx,
 					       v->regs.rdx, v->regs.rsi);
-	/* A scheduler hypercall may have re-armed this pCPU's timer: then the
-	 * run loop re-arms the preemption timer before the next entry. */
-	if (sched_glue_deadline((unsigned)v->vmcs_cpu) != v->fast_sched_dl)
-		WRITE_ONCE(v->kicked, true);
 	exit_skip_insn(x);
 	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
 }
