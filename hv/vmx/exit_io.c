@@ -4,6 +4,7 @@
 #include "vmx/vmcs.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"
+#include "arch/x86/time.h"
 #include "log.h"
 
 #define IOQ_SIZE(q)    ((unsigned)((q) & 7) + 1)
@@ -14,16 +15,28 @@
 #define RFLAGS_DF      BIT(10)
 #define STRING_IO_MAX  65536   /* items per exit; REP continues on re-entry */
 
+/* After an access that may move a device deadline or the 8259's output: if
+ * a deadline now comes before the one the preemption timer was armed for,
+ * or the 8259 asks for vCPU 0, the run loop must look before the next entry
+ * (vm/vcpu_exit.c); a fast re-entry would keep the stale timer. */
+static __attribute__((noinline)) void io_retimed(struct vcpu *v)
+{
+	stime_t dl = vm_devs_next_deadline(v->vm, v->id);
+
+	if ((dl < STIME_NEVER && time_ns_to_tsc(dl) < v->fast_deadline_tsc) ||
+	    (v->id == 0 && vpic_output(&v->vm->devs.intc.pic)))
+		WRITE_ONCE(v->kicked, true);
+}
+
 static inline void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in, uint32_t *val)
 {
 	struct vm *vm = v->vm;
 
-	/* No fast re-entry with a stale preemption timer (vm/vcpu_exit.c). */
-	if (vm_devs_pio_retimes(port, !in))
-		WRITE_ONCE(v->kicked, true);
 	spin_lock(&vm->lock);
 	vm_devs_pio(&vm->devs, port, size, !in, val);
 	spin_unlock(&vm->lock);
+	if (unlikely(vm_devs_pio_retimes(port, !in)))
+		io_retimed(v);
 }
 
 static uint64_t seg_base(unsigned seg)
