@@ -147,18 +147,16 @@ bool vcpu_has_wakeup(struct vcpu *v)
 
 /* Also records, for vcpu_fast_reentry() (vm/vcpu_exit.c), the TSC of the
  * deadline, capped so that the remaining ticks always fit the 32-bit timer
- * field (past the cap the slow path re-arms), and the scheduler's part. */
+ * field (past the cap the slow path re-arms). */
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
-	stime_t sdl = sched_glue_deadline(this_cpu_id());
-	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sdl);
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
 	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
 	if (dl > now)
 		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
 			>> vmx_caps.preempt_timer_shift;
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
-	v->fast_sched_dl = sdl;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
 }
 
