@@ -184,19 +184,35 @@ void uart_init(struct uart *u, const struct dev_host *host, irq_line_fn irq,
 	u->lcr = 0x03;   /* 8N1 */
 }
 
+/* Whether an access can change what uart_iir_get() sees (IER, FCR, the
+ * receive queue, overrun, THRE pending): THR/RBR and IER without DLAB, FCR
+ * writes; IIR and LSR reads. LCR, MCR, MSR, SCR and the divisor latch
+ * cannot, so those skip the interrupt re-evaluation. */
+static bool uart_reg_feeds_irq(const struct uart *u, unsigned reg, bool write)
+{
+	bool dlab = u->lcr & LCR_DLAB;
+
+	if (reg == UART_RBR || (write && reg == UART_IER))
+		return !dlab;
+	return reg == UART_IIR || (!write && reg == UART_LSR);
+}
+
 /* Wider accesses act on the byte at the port (the 16550 has an 8-bit bus). */
 int uart_pio(struct uart *u, uint16_t port, unsigned size, bool write, uint32_t *val)
 {
 	unsigned reg;
+	bool feeds;
 
 	if (port < u->base || port >= u->base + UART_NR_PORTS)
 		return -ENOENT;
 	reg = port - u->base;
+	feeds = uart_reg_feeds_irq(u, reg, write);   /* before an LCR write moves DLAB */
 	if (write)
 		uart_reg_write(u, reg, (uint8_t)*val);
 	else
 		*val = uart_reg_read(u, reg);
-	uart_irq_update(u);
+	if (feeds)
+		uart_irq_update(u);
 	return 0;
 }
 

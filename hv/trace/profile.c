@@ -98,6 +98,13 @@ bool vprof_vm_profiling(uint16_t vm)
 	return v && READ_ONCE(v->on);
 }
 
+const volatile bool *vprof_vm_profiling_flag(uint16_t vm)
+{
+	struct vp_vm *v = vp_vm_get(vm);
+
+	return v ? &v->on : NULL;
+}
+
 void vprof_shutdown(unsigned pcpu, stime_t now)
 {
 	for (uint16_t vm = 0; vm < VPROF_MAX_VMS; vm++)

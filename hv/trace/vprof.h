@@ -115,6 +115,9 @@ void vprof_pmu_add(unsigned pcpu, uint16_t vm, uint16_t vcpu,
 int vprof_vm_start(unsigned pcpu, uint16_t vm, stime_t now);
 int vprof_vm_stop(unsigned pcpu, uint16_t vm, stime_t now, enum vp_dump_reason why);
 bool vprof_vm_profiling(uint16_t vm);
+/* Address of vm's "profiling" flag for lock-free polling on the exit path
+ * (stable for the recorder's lifetime), or NULL for an unknown id. */
+const volatile bool *vprof_vm_profiling_flag(uint16_t vm);
 /* The VM ended: stop its profile (dumping it) and end its dedicated mode. */
 void vprof_vm_end(unsigned pcpu, uint16_t vm, stime_t now);
 /* Hypervisor shutdown: stop and dump every active profile. */

@@ -91,19 +91,9 @@ int vm_devs_init(struct vm *vm)
 	return 0;
 }
 
-void vm_devs_pio(struct vm *vm, unsigned vcpu, uint16_t port, unsigned size, bool write,
-		 uint32_t *val)
+void vm_devs_pio_other(struct vm_devs *d, uint16_t port, unsigned size, bool write,
+		       uint32_t *val)
 {
-	struct vm_devs *d = &vm->devs;
-	/* Platform devices run on vCPU 0's pCPU (vm_devs_advance): a write by
-	 * another vCPU that brings their deadline forward must reach it. */
-	stime_t before = write && vcpu ? pcdev_next_deadline(&d->pc) : 0;
-
-	if (!pcdev_pio(&d->pc, port, size, write, val)) {
-		if (write && vcpu && pcdev_next_deadline(&d->pc) < before)
-			sched_glue_repoll(vm->vcpu[0]);
-		return;
-	}
 	if (!vintc_pio(&d->intc, port, size, write, val) ||
 	    !pci_absent_pio(port, size, write, val))
 		return;

@@ -5,6 +5,7 @@
 #include "dev/dev.h"
 #include "dev/pcdev.h"
 #include "dev/intc.h"
+#include "dev/pci_absent.h"
 
 struct vm;
 
@@ -16,13 +17,36 @@ struct vm_devs {
 };
 
 int vm_devs_init(struct vm *vm);
-/* Port I/O: reads of absent ports return all ones, writes are dropped (PC). */
-void vm_devs_pio(struct vm *vm, unsigned vcpu, uint16_t port, unsigned size, bool write,
-		 uint32_t *val);
+/* Port I/O to the interrupt controllers, PCI config space or nothing: reads
+ * of absent ports return all ones, writes are dropped (PC). */
+void vm_devs_pio_other(struct vm_devs *d, uint16_t port, unsigned size, bool write,
+		       uint32_t *val);
+/* Port I/O; the simple PC devices first. Inline: one call less on the
+ * exit path (the caller holds the VM lock). */
+static inline void vm_devs_pio(struct vm_devs *d, uint16_t port, unsigned size, bool write,
+			       uint32_t *val)
+{
+	if (pcdev_pio(&d->pc, port, size, write, val))
+		vm_devs_pio_other(d, port, size, write, val);
+}
 /* MMIO below 4 GiB outside RAM: the LAPIC/IOAPIC pages reach the vintc; the
  * rest reads all ones and drops writes. Returns -EFAULT above 4 GiB. */
 int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool write,
 		 uint64_t *val);
+/* Whether a port access may have moved a device deadline or the 8259's
+ * output, which the vCPU's preemption timer and injection must then follow
+ * (the run loop re-arms both; an interrupt raised meanwhile kicks anyway).
+ * Writes to timer-free devices (UART, PCI config, fw_cfg, debug exit, POST)
+ * cannot; of the reads only the RTC's can (reading register C re-arms it). */
+static inline bool vm_devs_pio_retimes(uint16_t port, bool write)
+{
+	if (!write)
+		return port == RTC_PORT_DATA;
+	return !((port >= UART_COM1_BASE && port < UART_COM1_BASE + UART_NR_PORTS) ||
+		 (port >= PCI_CONF_ADDR && port <= PCI_CONF_DATA + 3) ||
+		 port == FWCFG_PORT_SEL || port == FWCFG_PORT_DATA ||
+		 port == DEBUGEXIT_PORT || port == PCDEV_PORT_POST);
+}
 stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu);
 void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now);
 #endif

@@ -170,6 +170,11 @@ bool sched_glue_need_resched(unsigned cpu)
 	return sched_need_resched(&pcpus[cpu]);
 }
 
+const volatile bool *sched_glue_resched_flag(unsigned cpu)
+{
+	return &pcpus[cpu].need_resched;
+}
+
 /* Blocked vCPUs whose runqueue is this pCPU: advance their device timers and
  * wake those with an interrupt to take. */
 static void poll_blocked(unsigned cpu, stime_t now)

@@ -21,6 +21,8 @@ stime_t sched_glue_deadline(unsigned cpu);
 /* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
 void sched_glue_poll(unsigned cpu, stime_t now);
 bool sched_glue_need_resched(unsigned cpu);
+/* The flag sched_glue_need_resched() reads, for lock-free polling (vcpu exits). */
+const volatile bool *sched_glue_resched_flag(unsigned cpu);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
 void sched_glue_deliver_pending(struct vcpu *v);
 void sched_glue_print(void);                    /* per-pCPU counters */

@@ -4,9 +4,11 @@
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/exit.h"
+#include "vmx/entry.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vm/sched_glue.h"
+#include "vm/vprof_glue.h"
 #include "vmx/kvm_pv.h"
 #include "vm/pmu_glue.h"
 #include "arch/x86/cpu.h"
@@ -16,8 +18,6 @@
 #include "memory.h"
 #include "lib/string.h"
 #include "log.h"
-
-int vmx_enter(struct guest_regs *regs, int launched);
 
 #define RFLAGS_IF_BIT BIT(9)
 
@@ -148,43 +148,19 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	return r;
 }
 
+/* Also records, for vcpu_fast_reentry() (vm/vcpu_exit.c), the TSC of the
+ * deadline, capped so that the remaining ticks always fit the 32-bit timer
+ * field (past the cap the slow path re-arms). */
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
 	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
-	uint64_t ticks = 0;
+	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
 	if (dl > now)
 		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
 			>> vmx_caps.preempt_timer_shift;
-	v->fast_deadline_tsc = dl >= STIME_NEVER ? ~0ull : dl > now ? time_ns_to_tsc(dl) : 0;
+	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
-}
-
-/* Fast re-entry after a simple exit (CPUID, port I/O, RDMSR, VMCALL): when
- * nothing new can be pending (no kick, no queued or interrupted event, the
- * scheduler does not want the pCPU, no deadline has passed) the guest goes
- * straight back in, skipping the poll/advance/inject work of the loop top.
- * Accounting is unchanged: exit_dispatch counted the exit. */
-static bool fast_reentry(struct vcpu *v, uint32_t reason, unsigned cpu)
-{
-	uint64_t now;
-
-	if (reason != EXIT_REASON_CPUID && reason != EXIT_REASON_IO &&
-	    reason != EXIT_REASON_RDMSR && reason != EXIT_REASON_VMCALL)
-		return false;
-	if (READ_ONCE(v->kicked) || v->pending_exc.valid || v->state != VCPU_RUNNABLE ||
-	    v->vm->state != VM_RUNNING || sched_glue_need_resched(cpu))
-		return false;
-	if (vmcs_read32(VMCS_IDT_VECT_INFO) & INTR_INFO_VALID)
-		return false;
-	now = rdtsc();
-	if (now >= v->fast_deadline_tsc)
-		return false;
-	if (v->fast_deadline_tsc != ~0ull)
-		vmcs_write32(VMCS_PREEMPT_TIMER,
-			     (uint32_t)MIN((v->fast_deadline_tsc - now) >> vmx_caps.preempt_timer_shift,
-					   0xffffffffull));
-	return true;
 }
 
 static bool handle_start_signals(struct vcpu *v)
@@ -272,10 +248,10 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 	}
 	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
 		vmx_flush_vpid(v);
+	v->resched = sched_glue_resched_flag(cpu);
 	for (;;) {
 		stime_t now;
-		uint32_t reason;
-		enum exit_action act;
+		int act;
 
 		if (v->vm->state != VM_RUNNING) {
 			WRITE_ONCE(v->state, VCPU_DEAD);
@@ -299,9 +275,12 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
-enter:
+		/* Simple exits are handled and re-entered from inside vmx_enter
+		 * (vcpu_exit_handle); it returns with the first exit that needs
+		 * this loop, interrupts on. */
 		irq_disable();
-		if (vmx_enter(&v->regs, v->launched)) {
+		act = vmx_enter(&v->regs, v->launched);
+		if (act == VMX_ENTER_FAILED) {
 			irq_enable();
 			pr_err("%s: vcpu%u: VM entry failed, VM-instruction error %u\n",
 			       v->vm->p.name, v->id, vmcs_read32(VMCS_INSN_ERROR));
@@ -310,14 +289,7 @@ enter:
 			return VCPU_RUN_OFFLINE;
 		}
 		v->launched = true;
-		reason = vmcs_read32(VMCS_EXIT_REASON);
-		/* Let the host take the interrupt that caused the exit (no ack-on-exit). */
-		irq_enable();
 		after_exit = true;
-		kvm_pv_eoi_after_exit(v, &v->kvm);
-		act = exit_dispatch(v, reason);
-		if (act == EXIT_RESUME && fast_reentry(v, reason & 0xffff, cpu))
-			goto enter;
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
@@ -341,6 +313,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->vmcs_cpu = -1;
 	v->sipi_vector = -1;
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
+	v->vprof_on = vprof_glue_exit_flag(vm->id);
 	vm->vcpu[id] = v;
 	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
 	return r ? r : fpu_vcpu_init(&v->fpu);

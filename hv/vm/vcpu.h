@@ -47,6 +47,8 @@ struct vcpu {
 	volatile bool kicked;              /* an interrupt may have become pending */
 	bool halt_if;                      /* RFLAGS.IF when the guest halted */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
+	const volatile bool *resched;      /* need_resched of the pCPU running v (vcpu_run) */
+	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_glue.h) */
 	struct {                           /* exception a handler queued for the next entry */
 		bool valid, has_err;
 		uint8_t vector;

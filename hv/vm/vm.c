@@ -175,6 +175,9 @@ void vm_stop(struct vm *vm, int status, const char *reason)
 		return;
 	vm->exit_status = status;
 	vm->exit_reason = reason;
+	for (unsigned i = 0; i < vm->nr_vcpus; i++)   /* none re-enters on its fast path */
+		if (vm->vcpu[i])
+			WRITE_ONCE(vm->vcpu[i]->kicked, true);
 	pr_info("%s: ended status=%d reason=%s\n", vm->p.name, status, reason);
 	vprof_glue_vm_end(vm);
 	sched_glue_vm_stopped(vm);

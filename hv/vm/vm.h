@@ -10,6 +10,7 @@
 #include "vm/devs.h"
 #include "vmx/ept.h"
 #include "vmx/cpuid_filter.h"
+#include "vmx/cpuid_cache.h"
 #include "vmx/msr_filter.h"
 #include "load/loader.h"
 
@@ -32,6 +33,7 @@ struct vm {
 	uint8_t *io_bitmap;              /* 8 KiB: bitmaps A and B */
 	uint8_t *msr_bitmap;             /* 4 KiB */
 	struct cpuid_policy cpuid;
+	struct cpuid_cache cpuid_cache;   /* filtered answers of the static leaves */
 	struct msr_policy msrs;
 	struct vm_devs devs;
 	struct guest_entry entry;        /* boot vCPU's first state */

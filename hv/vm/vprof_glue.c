@@ -94,13 +94,23 @@ void vprof_glue_init(const struct boot_info *bi)
 		nr_cpus_online > 1 ? "s" : "", VPROF_GLUE_RECS_PER_PCPU, vprof_glue_ple_ns());
 }
 
-/* Lock-free filter first: with no profile running an exit costs a flag read
- * (no clock read, no VM lock); a profile starting meanwhile misses at most
- * this exit. */
+/* exit_dispatch() polls the VM's profiling flag first (lock-free): with no
+ * profile running an exit costs a flag read (no call, clock read or VM
+ * lock); a profile starting meanwhile misses at most this exit. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason)
 {
 	if (READ_ONCE(vprof_glue_ready) && vprof_vm_profiling((uint16_t)v->vm->id))
 		vprof_exit(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, reason, time_now());
+}
+
+const volatile bool *vprof_glue_exit_flag(unsigned vm)
+{
+	static const bool never;
+	const volatile bool *f = NULL;
+
+	if (READ_ONCE(vprof_glue_ready))
+		f = vprof_vm_profiling_flag((uint16_t)vm);
+	return f ? f : &never;
 }
 
 void vprof_glue_vm_end(struct vm *vm)

@@ -17,8 +17,12 @@ struct vcpu;
  * per role=kernel module (permission from the `vprof=dedicated` key).
  * Failure only leaves tracing off: the hypercalls then return -ENODEV. */
 void vprof_glue_init(const struct boot_info *bi);
-/* exit_dispatch(): one VM exit of v with basic reason `reason`. */
+/* exit_dispatch(): one VM exit of v with basic reason `reason`; called only
+ * while *vprof_glue_exit_flag(v's VM) is set. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+/* vcpu_create(): the flag exit_dispatch() polls for VM id vm (never set
+ * when tracing is off). vprof_glue_init() has run by then. */
+const volatile bool *vprof_glue_exit_flag(unsigned vm);
 /* vm_stop(): vm ended; dumps its trace if a profile was running. */
 void vprof_glue_vm_end(struct vm *vm);
 /* vm_finish(), before hv_exit(): dumps every running profile. */

@@ -1,13 +1,19 @@
 ; VM entry and exit (SDM vol. 3 §27 "VM Entries", §28 "VM Exits").
 ;
 ; int vmx_enter(struct guest_regs *regs /* RDI */, int launched /* ESI */)
-;   Saves the host's callee-saved registers, records RSP as HOST_RSP, loads
-;   the guest GPRs from *regs and executes VMLAUNCH (launched == 0) or
-;   VMRESUME. Returns 0 after a VM exit (guest GPRs stored back in *regs),
-;   or 1 when the instruction itself failed (VMfailValid/VMfailInvalid; the
-;   caller reads VMCS_INSN_ERROR).
-; Host state at VM exit: RIP = vmx_exit_entry, RSP = the value recorded here,
-; everything else from the VMCS host-state area (hv/vmx/vmcs_setup.c).
+;   Called with interrupts off. Saves the host's callee-saved registers,
+;   records RSP as HOST_RSP, loads the guest GPRs from *regs and executes
+;   VMLAUNCH (launched == 0) or VMRESUME.
+;   After every VM exit the guest GPRs are stored back in *regs and
+;   vcpu_exit_handle(regs) (hv/vm/vcpu_exit.c) is called on the same stack,
+;   interrupts still off. It returns VMX_EXIT_REENTER to go straight back
+;   into the guest (VMRESUME, no host register reload, HOST_RSP unchanged),
+;   or the enum exit_action that vmx_enter then returns (>= 0).
+;   Returns VMX_ENTER_FAILED (-1) when VMLAUNCH/VMRESUME itself failed
+;   (VMfailValid/VMfailInvalid; the caller reads VMCS_INSN_ERROR).
+; Host state at VM exit: RIP = vmx_exit_entry, RSP = the value recorded here
+; ([rsp] = regs), everything else from the VMCS host-state area
+; (hv/vmx/vmcs_setup.c).
 ; struct guest_regs layout (hv/vm/vcpu.h, checked by _Static_assert there):
 %define GR_RAX 0
 %define GR_RBX 8
@@ -25,6 +31,29 @@
 %define GR_R14 104
 %define GR_R15 112
 %define VMCS_HOST_RSP 0x6c14
+%define VMX_ENTER_FAILED -1     ; hv/vmx/entry.h
+%define VMX_EXIT_REENTER -2     ; hv/vmx/entry.h
+
+extern vcpu_exit_handle
+
+; Load the guest GPRs from [rdi], RDI last. MOV leaves the flags alone.
+%macro LOAD_GUEST_GPRS 0
+	mov rax, [rdi + GR_RAX]
+	mov rbx, [rdi + GR_RBX]
+	mov rcx, [rdi + GR_RCX]
+	mov rdx, [rdi + GR_RDX]
+	mov rsi, [rdi + GR_RSI]
+	mov rbp, [rdi + GR_RBP]
+	mov r8,  [rdi + GR_R8]
+	mov r9,  [rdi + GR_R9]
+	mov r10, [rdi + GR_R10]
+	mov r11, [rdi + GR_R11]
+	mov r12, [rdi + GR_R12]
+	mov r13, [rdi + GR_R13]
+	mov r14, [rdi + GR_R14]
+	mov r15, [rdi + GR_R15]
+	mov rdi, [rdi + GR_RDI]
+%endmacro
 
 bits 64
 section .text
@@ -39,44 +68,26 @@ vmx_enter:
 	push r15
 	push rdi                        ; [rsp] = regs, found again at exit
 	mov eax, VMCS_HOST_RSP
-	vmwrite rax, rsp
-	jbe .fail_early
-	mov r8d, esi                    ; launched flag, tested below
-	mov rax, [rdi + GR_RAX]
-	mov rbx, [rdi + GR_RBX]
-	mov rcx, [rdi + GR_RCX]
-	mov rdx, [rdi + GR_RDX]
-	mov rsi, [rdi + GR_RSI]
-	mov rbp, [rdi + GR_RBP]
-	mov r9,  [rdi + GR_R9]
-	mov r10, [rdi + GR_R10]
-	mov r11, [rdi + GR_R11]
-	mov r12, [rdi + GR_R12]
-	mov r13, [rdi + GR_R13]
-	mov r14, [rdi + GR_R14]
-	mov r15, [rdi + GR_R15]
-	test r8d, r8d
-	mov r8,  [rdi + GR_R8]          ; MOV leaves the flags alone
-	mov rdi, [rdi + GR_RDI]
+	vmwrite rax, rsp                ; 16-byte aligned: 8 + 7 pushes
+	jbe .fail
+	test esi, esi
+	LOAD_GUEST_GPRS
 	jnz .resume
 	vmlaunch
 	jmp .fail
 .resume:
 	vmresume
 .fail:
+	mov eax, VMX_ENTER_FAILED
+.leave:
 	pop rdi
-.fail_pop:
 	pop r15
 	pop r14
 	pop r13
 	pop r12
 	pop rbp
 	pop rbx
-	mov eax, 1
 	ret
-.fail_early:
-	pop rdi
-	jmp .fail_pop
 
 vmx_exit_entry:
 	push rdi                        ; guest RDI
@@ -97,12 +108,11 @@ vmx_exit_entry:
 	mov [rdi + GR_R15], r15
 	pop rax
 	mov [rdi + GR_RDI], rax
-	add rsp, 8                      ; drop regs
-	pop r15
-	pop r14
-	pop r13
-	pop r12
-	pop rbp
-	pop rbx
-	xor eax, eax
-	ret
+	call vcpu_exit_handle           ; RSP is 16-byte aligned again here
+	cmp eax, VMX_EXIT_REENTER
+	jne vmx_enter.leave
+	mov rdi, [rsp]
+	LOAD_GUEST_GPRS
+	vmresume
+	mov eax, VMX_ENTER_FAILED       ; reached only when VMRESUME failed
+	jmp vmx_enter.leave

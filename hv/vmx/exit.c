@@ -11,16 +11,6 @@
 
 static const char *reason_name(uint32_t r);
 
-void exit_skip_insn(struct exit_info *x)
-{
-	vmcs_writenat(VMCS_GUEST_RIP, vmcs_readnat(VMCS_GUEST_RIP) + x->insn_len);
-	/* Skipping an instruction ends STI/MOV-SS blocking (§25.4.2). */
-	uint32_t intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
-	if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))
-		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY,
-			     intr & ~(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
-}
-
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
 {
 	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
@@ -110,7 +100,12 @@ static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
-static const exit_handler_fn handlers[EXIT_REASON_MAX] = {
+/* Every slot holds a handler (no NULL test on the hot path): the range
+ * default first, then the real ones override it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
+	[0 ... EXIT_REASON_MAX - 1] = exit_unhandled,
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
 	[EXIT_REASON_INTERRUPT_WINDOW] = exit_nothing,
@@ -147,27 +142,23 @@ static const exit_handler_fn handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_XSETBV] = exit_xsetbv,
 	[EXIT_REASON_RDPMC] = exit_rdpmc,     /* only with a host PMU in use */
 };
+#pragma GCC diagnostic pop
 
-enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw)
+enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)
 {
 	struct exit_info x = { .reason = raw & 0xffff };
-	exit_handler_fn fn;
 
 	v->exits_total++;
-	vprof_glue_exit(v, x.reason);
-	if (x.reason >= EXIT_REASON_MAX) {
-		x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
-		return exit_fail(v, &x, "exit reason out of range");
-	}
-	v->exits[x.reason]++;
-	if (raw & EXIT_REASON_FAILED_ENTRY) {
-		x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
-		return exit_fail(v, &x, "VM entry failed");
-	}
+	if (unlikely(READ_ONCE(*v->vprof_on)))
+		vprof_glue_exit(v, x.reason);
 	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
+	if (x.reason >= EXIT_REASON_MAX)
+		return exit_fail(v, &x, "exit reason out of range");
+	v->exits[x.reason]++;
+	if (raw & EXIT_REASON_FAILED_ENTRY)
+		return exit_fail(v, &x, "VM entry failed");
 	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
-	fn = handlers[x.reason] ? handlers[x.reason] : exit_unhandled;
-	return fn(v, &x);
+	return exit_handlers[x.reason](v, &x);
 }
 
 static const char *reason_name(uint32_t r)

@@ -2,6 +2,7 @@
 #ifndef HV_VMX_EXIT_H
 #define HV_VMX_EXIT_H
 #include "vm/vcpu.h"
+#include "vmx/vmcs.h"
 
 /* What the run loop does after a handler. */
 enum exit_action {
@@ -19,9 +20,46 @@ struct exit_info {
 
 typedef enum exit_action (*exit_handler_fn)(struct vcpu *v, struct exit_info *x);
 
-enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason);
-/* Advance the guest RIP past the exiting instruction. */
-void exit_skip_insn(struct exit_info *x);
+/* Handler per basic reason; exit_unhandled for the reasons without one. */
+extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
+/* exit_dispatch() for a raw reason with any bit above the basic reason set
+ * (VM-entry failure, enclave mode, ...) or out of range: stops the VM or
+ * dispatches like exit_dispatch(). */
+enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
+/* vm/vprof_glue.c: the exit while v's VM is profiled. */
+void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+
+/* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
+ * profiled: one flag read otherwise) and call its handler. Inline: it sits
+ * on every exit, and each instruction counts in the exit-cost figures. */
+static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason)
+{
+	struct exit_info x;
+
+	if (unlikely(raw_reason >= EXIT_REASON_MAX))
+		return exit_dispatch_slow(v, raw_reason);
+	x.reason = raw_reason;
+	v->exits_total++;
+	if (unlikely(READ_ONCE(*v->vprof_on)))
+		vprof_glue_exit(v, x.reason);
+	v->exits[x.reason]++;
+	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
+	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
+	return exit_handlers[x.reason](v, &x);
+}
+
+/* Advance the guest RIP past the exiting instruction. Skipping an
+ * instruction ends STI/MOV-SS blocking (§25.4.2). */
+static inline void exit_skip_insn(struct exit_info *x)
+{
+	uint32_t intr;
+
+	vmcs_writenat(VMCS_GUEST_RIP, vmcs_readnat(VMCS_GUEST_RIP) + x->insn_len);
+	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+	if (unlikely(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS)))
+		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY,
+			     intr & ~(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
+}
 /* Queue an exception for the next entry (with error code when has_err). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */

@@ -12,23 +12,52 @@
 
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
 
-enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
+static void exit_cpuid_set(struct vcpu *v, const struct cpuid_regs *r)
+{
+	v->regs.rax = r->eax;
+	v->regs.rbx = r->ebx;
+	v->regs.rcx = r->ecx;
+	v->regs.rdx = r->edx;
+}
+
+/* Not a cached basic leaf: another cached leaf, or the host's answer (CPUID
+ * is not privileged; the guest's XCR0 is loaded, so leaf 0xD sizes are the
+ * guest's) through the VM's filter, kept if the leaf is cacheable. */
+static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vcpu *v,
+								  struct exit_info *x)
 {
 	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
+	const struct cpuid_regs *c = cpuid_cache_find(&v->vm->cpuid_cache, leaf);
+	uint64_t cr4 = vmcs_readnat(VMCS_CR4_SHADOW);
 	struct cpuid_vcpu cv = {
 		.index = v->id,
-		.cr4_osxsave = vmcs_readnat(VMCS_CR4_SHADOW) & CR4_OSXSAVE,
-		.cr4_pke = vmcs_readnat(VMCS_CR4_SHADOW) & BIT(22),
+		.cr4_osxsave = cr4 & CR4_OSXSAVE,
+		.cr4_pke = cr4 & BIT(22),
 		.apic_enabled = vlapic_hw_enabled(&v->lapic),
 	};
 	struct cpuid_regs r;
 
-	cpuid_count(leaf, sub, &r);
-	cpuid_filter_apply(&v->vm->cpuid, &cv, leaf, sub, &r);
-	v->regs.rax = r.eax;
-	v->regs.rbx = r.ebx;
-	v->regs.rcx = r.ecx;
-	v->regs.rdx = r.edx;
+	if (c) {
+		r = *c;
+	} else {
+		cpuid_count(leaf, sub, &r);
+		cpuid_filter_apply(&v->vm->cpuid, &cv, leaf, sub, &r);
+		cpuid_cache_put(&v->vm->cpuid_cache, leaf, &r);
+	}
+	exit_cpuid_set(v, &r);
+	exit_skip_insn(x);
+	return EXIT_RESUME;
+}
+
+/* Hot path: a cached basic leaf needs no host CPUID and no filtering. */
+enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
+{
+	const struct cpuid_regs *c = cpuid_cache_find_basic(&v->vm->cpuid_cache,
+							     (uint32_t)v->regs.rax);
+
+	if (unlikely(!c))
+		return exit_cpuid_miss(v, x);
+	exit_cpuid_set(v, c);
 	exit_skip_insn(x);
 	return EXIT_RESUME;
 }

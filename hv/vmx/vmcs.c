@@ -12,10 +12,16 @@ static int vmx_result(uint8_t cf, uint8_t zf)
 	return 0;
 }
 
-/* Slow half of the inline VMWRITE: VMfailInvalid (CF) or VMfailValid (ZF). */
-int vmcs_vmwrite_failed(uint8_t cf)
+/* Slow half of the inline VMWRITE: with no current VMCS (VMfailInvalid) the
+ * VMREAD of the error field fails too (CF); else it holds the error. */
+int vmcs_vmwrite_failed(void)
 {
-	return vmx_result(cf, !cf);
+	uint64_t err = 0;
+	uint8_t cf;
+
+	__asm__ volatile("vmread %2, %0; setc %1"
+			 : "+r"(err), "=q"(cf) : "r"((unsigned long)VMCS_INSN_ERROR) : "cc");
+	return cf ? -1 : (int)err;
 }
 
 int vmcs_clear(paddr_t pa)

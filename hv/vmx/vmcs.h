@@ -78,22 +78,26 @@ enum { VMCS_W16 = 0, VMCS_W64 = 1, VMCS_W32 = 2, VMCS_WNAT = 3 };
 int vmcs_vmwrite(unsigned long field, uint64_t v);
 uint64_t vmcs_vmread(unsigned long field);
 #else
-int vmcs_vmwrite_failed(uint8_t cf);
+int vmcs_vmwrite_failed(void);
+/* No status check: every field read on the exit path exists (a failed
+ * VMREAD would be a hypervisor bug, not something a guest can cause). */
 static inline uint64_t vmcs_vmread(unsigned long field)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	__asm__ volatile("vmread %1, %0" : "+rm"(v) : "r"(field) : "cc");
+	__asm__ volatile("vmread %1, %0" : "=r"(v) : "r"(field) : "cc");
 	return v;
 }
 
+/* VMfailInvalid (CF) and VMfailValid (ZF) both branch out (JBE, §31.2);
+ * vmcs_vmwrite_failed() tells them apart. */
 static inline int vmcs_vmwrite(unsigned long field, uint64_t v)
 {
-	uint8_t cf, zf;
-
-	__asm__ volatile("vmwrite %2, %3; setc %0; setz %1"
-			 : "=q"(cf), "=q"(zf) : "rm"(v), "r"(field) : "cc", "memory");
-	return unlikely(cf | zf) ? vmcs_vmwrite_failed(cf) : 0;
+	__asm__ goto("vmwrite %0, %1\n\tjbe %l[failed]"
+		     : : "rm"(v), "r"(field) : "cc", "memory" : failed);
+	return 0;
+failed:
+	return vmcs_vmwrite_failed();
 }
 #endif
 int vmcs_clear(paddr_t pa);

@@ -142,6 +142,31 @@ START_TEST(test_overrun)
 }
 END_TEST
 
+/* uart_pio re-evaluates the line only after accesses that feed the IIR:
+ * the line must still follow every such access, and the others (divisor
+ * latch, LCR, MCR, SCR) must leave it alone. */
+START_TEST(test_irq_follows_feeding_regs)
+{
+	wr(1, 0x02);                          /* ETBEI: THRE pending at once */
+	ck_assert(F.line[4]);
+	wr(3, 0x83);                          /* DLAB */
+	wr(1, 0x00);                          /* DLM, not IER */
+	wr(0, 0x01);                          /* DLL, not THR */
+	wr(7, 0x11);
+	wr(4, 0x0b);
+	ck_assert(F.line[4]);
+	ck_assert_int_eq(F.rises[4], 1);
+	wr(3, 0x03);
+	ck_assert_uint_eq(rd(2) & 0x0f, 0x02); /* THRE, acked by this read */
+	ck_assert(!F.line[4]);
+	wr(0, 'x');                           /* THR again: THRE pending */
+	ck_assert(F.line[4]);
+	ck_assert_int_eq(F.rises[4], 2);
+	wr(1, 0x00);
+	ck_assert(!F.line[4]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uart");
@@ -156,6 +181,7 @@ int main(void)
 	tcase_add_test(tc, test_loopback);
 	tcase_add_test(tc, test_fifo_iir_and_clear);
 	tcase_add_test(tc, test_overrun);
+	tcase_add_test(tc, test_irq_follows_feeding_regs);
 	suite_add_tcase(s, tc);
 	return devfake_run(s);
 }

@@ -1,0 +1,99 @@
+/* The C half of every VM exit (called by hv/vmx/entry.asm): dispatch it,
+ * then either go straight back into the guest (the fast re-entry) or return
+ * to vcpu_run()'s loop, which polls the scheduler and devices and injects
+ * events before the next entry. */
+#include "vm/vm.h"
+#include "vmx/entry.h"
+#include "vmx/exit.h"
+#include "vmx/vmcs.h"
+#include "vmx/caps.h"
+#include "vmx/kvm_pv.h"
+#include "arch/x86/cpu.h"
+
+/* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
+ * and never wait for another pCPU, so they run with interrupts off: a host
+ * interrupt (kick, timer IPI) that arrives meanwhile stays pending and exits
+ * the guest right after the next entry, so nothing it asks for is missed.
+ * VMCALL is vcpu_exit_vmcall()'s. All are exits of instructions, which never
+ * happen during event delivery, so the IDT-vectoring information is never
+ * valid for them (SDM §28.2.4). */
+#define EXIT_FAST_REASONS (BIT(EXIT_REASON_CPUID) | BIT(EXIT_REASON_IO) | \
+			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_VMCALL))
+_Static_assert(EXIT_REASON_CPUID < 64 && EXIT_REASON_IO < 64 && EXIT_REASON_RDMSR < 64 &&
+	       EXIT_REASON_VMCALL < 64, "EXIT_FAST_REASONS is a 64-bit mask");
+
+static inline bool exit_reason_fast(uint32_t raw)
+{
+	/* raw, not the basic reason: a failed VM entry (bit 31) is never fast. */
+	return raw < 64 && ((EXIT_FAST_REASONS >> raw) & 1);
+}
+
+/* Nothing can be pending that the loop top would deliver: no kick (IPIs,
+ * interrupts raised by device models, scheduler vectors, deadline-moving
+ * port writes, a stopped VM all set it), no queued exception, the
+ * scheduler not asking for the pCPU, the armed deadline not reached. The
+ * preemption timer then gets the remaining time (it does not count while
+ * the host runs). */
+static inline bool vcpu_fast_reentry(struct vcpu *v)
+{
+	uint64_t now, dl = v->fast_deadline_tsc;
+
+	if (READ_ONCE(v->kicked) || v->pending_exc.valid || READ_ONCE(*v->resched))
+		return false;
+	now = rdtsc();
+	if (now >= dl)
+		return false;
+	/* arm_preemption_timer() capped dl: the shifted rest fits the 32-bit field. */
+	vmcs_write32(VMCS_PREEMPT_TIMER, (dl - now) >> vmx_caps.preempt_timer_shift);
+	return true;
+}
+
+/* Every other exit: let the host take the interrupt that caused it (no
+ * acknowledge-on-exit); the handler may run long. */
+static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw)
+{
+	enum exit_action act;
+
+	irq_enable();
+	act = exit_dispatch(v, raw);
+	return (int)act;
+}
+
+/* Hypercalls may run long and reach the scheduler and other pCPUs: they run
+ * with interrupts on, as before the fast path (with them off, Linux guests'
+ * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). Interrupts go
+ * off again before the re-entry test. As before, a scheduler deadline that a
+ * hypercall or a kick taken meanwhile moved is not looked at here (doing so
+ * breaks test-vprof-system's dedicated-mode accounting; docs/vmx.md). */
+static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t raw)
+{
+	enum exit_action act;
+
+	irq_enable();
+	act = exit_dispatch(v, raw);
+	irq_disable();
+	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
+		return VMX_EXIT_REENTER;
+	irq_enable();
+	return (int)act;
+}
+
+int vcpu_exit_handle(struct guest_regs *regs)
+{
+	struct vcpu *v = container_of(regs, struct vcpu, regs);
+	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
+	enum exit_action act;
+
+	/* A PV EOI the guest signalled in memory is performed before any
+	 * handler can read ISR/PPR or inject (one flag test when not armed). */
+	kvm_pv_eoi_after_exit(v, &v->kvm);
+	if (!exit_reason_fast(raw))
+		return vcpu_exit_slow(v, raw);
+	if (raw == EXIT_REASON_VMCALL)
+		return vcpu_exit_vmcall(v, raw);
+	act = exit_dispatch(v, raw);
+	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
+		return VMX_EXIT_REENTER;
+	irq_enable();
+	return (int)act;
+}
