@@ -5,6 +5,7 @@
 #include <check.h>
 #include <string.h>
 #include "vmx/cpuid_cache.h"
+#include "check_run.h"
 
 static const uint32_t kept[] = { 0x0, 0x2, 0x3, 0x5, 0x6, 0xa, 0x15, 0x16,
 				 0x80000000, 0x80000001, 0x80000004, 0x80000008,
@@ -117,16 +118,11 @@ int main(void)
 {
 	Suite *s = suite_create("cpuid_cache");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int f;
 
 	tcase_add_test(tc, test_slots);
 	tcase_add_test(tc, test_put_get);
 	tcase_add_test(tc, test_kept_leaves_are_static);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	f = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return f ? 1 : 0;
+
+	return check_run(s);
 }
