@@ -73,6 +73,8 @@ static bool exc_fixup(struct isr_frame *f)
 		if (e->insn == f->ip) {
 			f->ip = e->fixup;
 			f->di = f->vector + 1;
+			if (f->vector == 1)   /* a single-step trap caught: stop stepping */
+				f->flags &= ~(uintptr_t)0x100;
 			return true;
 		}
 	}

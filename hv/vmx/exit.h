@@ -50,6 +50,13 @@ static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason
 
 /* Advance the guest RIP past the exiting instruction. Skipping an
  * instruction ends STI/MOV-SS blocking (§25.4.2). */
+#define GUEST_RFLAGS_TF   BIT(8)
+#define PENDING_DBG_BS    BIT(14)   /* single-step trap pending (SDM §25.4.2 Table 25-4) */
+/* The guest single-steps an instruction the hypervisor emulated: the CPU
+ * never completed it, so queue the trap it would have taken as a pending
+ * debug exception, which VM entry delivers before the next guest
+ * instruction (SDM §27.7.3). */
+void exit_single_step(void);
 static inline void exit_skip_insn(struct exit_info *x)
 {
 	uint32_t intr;
@@ -59,6 +66,8 @@ static inline void exit_skip_insn(struct exit_info *x)
 	if (unlikely(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS)))
 		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY,
 			     intr & ~(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
+	if (unlikely(vmcs_readnat(VMCS_GUEST_RFLAGS) & GUEST_RFLAGS_TF))
+		exit_single_step();
 }
 /* Queue an exception for the next entry (with error code when has_err). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
