@@ -9,9 +9,11 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 KEEP = 16            # cached ISOs kept (each is about 20 MB)
+FRESH = 600          # s: an ISO this young may belong to a run that has not opened it yet
 
 
 class IsoError(RuntimeError):
@@ -36,10 +38,22 @@ def _stage(root, cfg_text, files):
         shutil.copyfile(path, root / 'boot' / name)
 
 
+def _mtime(path):
+    try:
+        return path.stat().st_mtime
+    except FileNotFoundError:   # another run pruned it meanwhile
+        return None
+
+
 def _prune(cache):
-    isos = sorted(cache.glob('*.iso'), key=lambda p: p.stat().st_mtime)
-    for old in isos[:-KEEP]:
-        old.unlink(missing_ok=True)
+    """Keep the KEEP newest ISOs, and every ISO touched in the last FRESH
+    seconds: parallel runs (run_hv.py -j) prune the same cache, and one must
+    not delete the ISO another has built but not yet handed to its emulator."""
+    dated = [(t, p) for p in cache.glob('*.iso') if (t := _mtime(p)) is not None]
+    now = time.time()
+    for t, old in sorted(dated)[:-KEEP]:
+        if now - t > FRESH:
+            old.unlink(missing_ok=True)
 
 
 def build(cache, cfg_text, files, out=None):
@@ -50,10 +64,11 @@ def build(cache, cfg_text, files, out=None):
     cache = Path(cache)
     cache.mkdir(parents=True, exist_ok=True)
     iso = cache / f'{cache_key(cfg_text, files)}.iso'
-    if not iso.exists():
+    try:
+        os.utime(iso)            # in use again: younger than FRESH for _prune
+    except FileNotFoundError:
         _mkrescue(cache, cfg_text, files, iso)
         _prune(cache)
-    os.utime(iso)
     if out:
         shutil.copyfile(iso, out)
         return Path(out)
