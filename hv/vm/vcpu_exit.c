@@ -10,17 +10,21 @@
 #include "vmx/kvm_pv.h"
 #include "arch/x86/cpu.h"
 
-/* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
- * and never wait for another pCPU, so they run with interrupts off: a host
+/* Exits that may re-enter at once. CPUID, I/O, RDMSR and WRMSR handlers are
+ * short and never wait for another pCPU (WRMSR re-enters only after a
+ * TSC-deadline write, vmx/exit_misc.c; other writes set v->kicked so that the
+ * run loop looks first, as before), so they run with interrupts off: a host
  * interrupt (kick, timer IPI) that arrives meanwhile stays pending and exits
  * the guest right after the next entry, so nothing it asks for is missed.
  * VMCALL is vcpu_exit_vmcall()'s. All are exits of instructions, which never
  * happen during event delivery, so the IDT-vectoring information is never
  * valid for them (SDM §28.2.4). */
 #define EXIT_FAST_REASONS (BIT(EXIT_REASON_CPUID) | BIT(EXIT_REASON_IO) | \
-			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_VMCALL))
+			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_WRMSR) | \
+			   BIT(EXIT_REASON_VMCALL))
 _Static_assert(EXIT_REASON_CPUID < 64 && EXIT_REASON_IO < 64 && EXIT_REASON_RDMSR < 64 &&
-	       EXIT_REASON_VMCALL < 64, "EXIT_FAST_REASONS is a 64-bit mask");
+	       EXIT_REASON_WRMSR < 64 && EXIT_REASON_VMCALL < 64,
+	       "EXIT_FAST_REASONS is a 64-bit mask");
 
 static inline bool exit_reason_fast(uint32_t raw)
 {
