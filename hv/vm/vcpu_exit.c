@@ -10,13 +10,13 @@
 #include "vmx/kvm_pv.h"
 #include "arch/x86/cpu.h"
 
-/* Exits that may re-enter at once. CPUID, I/O, RDMSR and WRMSR handlers are
- * short and never wait for another pCPU (WRMSR re-enters only after a
- * TSC-deadline write, vmx/exit_misc.c; other writes set v->kicked so that the
- * run loop looks first, as before), so they run with interrupts off: a host
+/* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
+ * and never wait for another pCPU, so they run with interrupts off: a host
  * interrupt (kick, timer IPI) that arrives meanwhile stays pending and exits
  * the guest right after the next entry, so nothing it asks for is missed.
- * VMCALL is vcpu_exit_vmcall()'s. All are exits of instructions, which never
+ * VMCALL and WRMSR are vcpu_exit_irqs_on()'s (WRMSR re-enters only after a
+ * TSC-deadline write, vmx/exit_misc.c; other writes set v->kicked so that the
+ * run loop looks first, as before). All are exits of instructions, which never
  * happen during event delivery, so the IDT-vectoring information is never
  * valid for them (SDM §28.2.4). */
 #define EXIT_FAST_REASONS (BIT(EXIT_REASON_CPUID) | BIT(EXIT_REASON_IO) | \
@@ -65,11 +65,12 @@ static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw
 
 /* Hypercalls may run long and reach the scheduler and other pCPUs: they run
  * with interrupts on, as before the fast path (with them off, Linux guests'
- * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). Interrupts go
+ * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). WRMSR too: an
+ * x2APIC ICR write takes the same kick and wake-up paths. Interrupts go
  * off again before the re-entry test. As before, a scheduler deadline that a
  * hypercall or a kick taken meanwhile moved is not looked at here (doing so
  * breaks test-vprof-system's dedicated-mode accounting; docs/vmx.md). */
-static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t raw)
+static __attribute__((noinline)) int vcpu_exit_irqs_on(struct vcpu *v, uint32_t raw)
 {
 	enum exit_action act;
 
@@ -93,8 +94,8 @@ int vcpu_exit_handle(struct guest_regs *regs)
 	kvm_pv_eoi_after_exit(v, &v->kvm);
 	if (!exit_reason_fast(raw))
 		return vcpu_exit_slow(v, raw);
-	if (raw == EXIT_REASON_VMCALL)
-		return vcpu_exit_vmcall(v, raw);
+	if (raw == EXIT_REASON_VMCALL || raw == EXIT_REASON_WRMSR)
+		return vcpu_exit_irqs_on(v, raw);
 	act = exit_dispatch(v, raw);
 	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
 		return VMX_EXIT_REENTER;
