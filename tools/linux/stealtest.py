@@ -92,7 +92,7 @@ def main():
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--tol-ms", type=float, default=40.0)
     ap.add_argument("--tol-pct", type=float, default=5.0)
-    ap.add_argument("--timeout", type=int, default=1200)
+    ap.add_argument("--timeout", type=int, default=400, help="s of wall time (a run takes about 40)")
     ap.add_argument("--keep", help="serial log path to keep")
     a = ap.parse_args()
 
