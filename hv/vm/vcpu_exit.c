@@ -14,17 +14,13 @@
  * and never wait for another pCPU, so they run with interrupts off: a host
  * interrupt (kick, timer IPI) that arrives meanwhile stays pending and exits
  * the guest right after the next entry, so nothing it asks for is missed.
- * VMCALL and WRMSR are vcpu_exit_irqs_on()'s (WRMSR re-enters only after a
- * TSC-deadline write, vmx/exit_misc.c; other writes set v->kicked so that the
- * run loop looks first, as before). All are exits of instructions, which never
+ * VMCALL is vcpu_exit_vmcall()'s. All are exits of instructions, which never
  * happen during event delivery, so the IDT-vectoring information is never
  * valid for them (SDM §28.2.4). */
 #define EXIT_FAST_REASONS (BIT(EXIT_REASON_CPUID) | BIT(EXIT_REASON_IO) | \
-			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_WRMSR) | \
-			   BIT(EXIT_REASON_VMCALL))
+			   BIT(EXIT_REASON_RDMSR) | BIT(EXIT_REASON_VMCALL))
 _Static_assert(EXIT_REASON_CPUID < 64 && EXIT_REASON_IO < 64 && EXIT_REASON_RDMSR < 64 &&
-	       EXIT_REASON_WRMSR < 64 && EXIT_REASON_VMCALL < 64,
-	       "EXIT_FAST_REASONS is a 64-bit mask");
+	       EXIT_REASON_VMCALL < 64, "EXIT_FAST_REASONS is a 64-bit mask");
 
 static inline bool exit_reason_fast(uint32_t raw)
 {
@@ -65,12 +61,11 @@ static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw
 
 /* Hypercalls may run long and reach the scheduler and other pCPUs: they run
  * with interrupts on, as before the fast path (with them off, Linux guests'
- * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). WRMSR too: an
- * x2APIC ICR write takes the same kick and wake-up paths. Interrupts go
+ * PV-spinlock kicks deadlocked under Bochs; see docs/vmx.md). Interrupts go
  * off again before the re-entry test. As before, a scheduler deadline that a
  * hypercall or a kick taken meanwhile moved is not looked at here (doing so
  * breaks test-vprof-system's dedicated-mode accounting; docs/vmx.md). */
-static __attribute__((noinline)) int vcpu_exit_irqs_on(struct vcpu *v, uint32_t raw)
+static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t raw)
 {
 	enum exit_action act;
 
@@ -94,8 +89,8 @@ int vcpu_exit_handle(struct guest_regs *regs)
 	kvm_pv_eoi_after_exit(v, &v->kvm);
 	if (!exit_reason_fast(raw))
 		return vcpu_exit_slow(v, raw);
-	if (raw == EXIT_REASON_VMCALL || raw == EXIT_REASON_WRMSR)
-		return vcpu_exit_irqs_on(v, raw);
+	if (raw == EXIT_REASON_VMCALL)
+		return vcpu_exit_vmcall(v, raw);
 	act = exit_dispatch(v, raw);
 	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
 		return VMX_EXIT_REENTER;

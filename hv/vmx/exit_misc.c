@@ -1,6 +1,5 @@
 /* CPUID, MSR, control-register and VMCALL exits. */
 #include "vmx/exit.h"
-#include "arch/x86/time.h"
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/caps.h"
@@ -125,22 +124,6 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 	}
 }
 
-/* A guest re-arming its TSC-deadline timer (Linux: every tick) re-enters
- * at once (vm/vcpu_exit.c) with the preemption timer at the new deadline if
- * it comes first; a deadline already passed has raised the interrupt, and
- * its kick sends the vCPU through the run loop. */
-static void msr_tscdl_rearm(struct vcpu *v)
-{
-	stime_t dl = vintc_timer_next(&v->vm->devs.intc, v->id);
-	uint64_t t;
-
-	if (dl >= STIME_NEVER)
-		return;
-	t = time_ns_to_tsc(dl);
-	if (t < v->fast_deadline_tsc)
-		v->fast_deadline_tsc = t;
-}
-
 static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write)
 {
 	uint32_t msr = (uint32_t)v->regs.rcx;
@@ -161,10 +144,6 @@ static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write
 	if (!write) {
 		v->regs.rax = (uint32_t)val;
 		v->regs.rdx = val >> 32;
-	} else if (msr == MSR_IA32_TSC_DEADLINE) {
-		msr_tscdl_rearm(v);
-	} else {
-		WRITE_ONCE(v->kicked, true);   /* other writes: the run loop looks first */
 	}
 	exit_skip_insn(x);
 	return EXIT_RESUME;
