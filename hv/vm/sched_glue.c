@@ -207,48 +207,6 @@ static void poll_blocked(unsigned cpu, stime_t now)
 	blocked_deadline[cpu] = next;
 }
 
-/* Safety net and diagnosis for lost timer wake-ups (a Linux guest's vCPU 0
- * once stayed halted past its TSC deadline for minutes: RCU "timer wakeup
- * didn't happen"; not reproduced since). Every 10 ms the BSP looks at every
- * blocked vCPU; one whose device deadline passed more than LATE_NS ago has
- * not been polled by its pCPU: say so and make that pCPU look again. */
-#define SWEEP_NS (10 * 1000000ll)
-#define LATE_NS  (20 * 1000000ll)
-static void blocked_sweep(unsigned cpu, stime_t now)
-{
-	static stime_t next_sweep;
-	static unsigned reported;
-
-	if (cpu != 0 || now < next_sweep)
-		return;
-	next_sweep = now + SWEEP_NS;
-	for (unsigned i = 0; i < nr_vms; i++) {
-		struct vm *vm = vms[i];
-
-		if (vm->state != VM_RUNNING)
-			continue;
-		for (unsigned j = 0; j < vm->nr_vcpus; j++) {
-			struct vcpu *v = vm->vcpu[j];
-			stime_t dl;
-
-			if (READ_ONCE(v->sv.state) != SCHED_BLOCKED)
-				continue;
-			dl = vm_devs_next_deadline(vm, j);
-			if (dl >= STIME_NEVER || now - dl < LATE_NS)
-				continue;
-			if (reported < 8) {
-				reported++;
-				pr_warn("%s: vcpu%u blocked %ld ms past its timer on pcpu%u "
-					"(blocked deadline there %ld ms ago); waking that pCPU\n",
-					vm->p.name, j, (long)((now - dl) / 1000000),
-					READ_ONCE(v->sv.pcpu),
-					(long)((now - blocked_deadline[READ_ONCE(v->sv.pcpu)]) / 1000000));
-			}
-			sched_glue_repoll(v);
-		}
-	}
-}
-
 void sched_glue_poll(unsigned cpu, stime_t now)
 {
 	if (now >= READ_ONCE(sched_deadline[cpu])) {
@@ -259,7 +217,6 @@ void sched_glue_poll(unsigned cpu, stime_t now)
 	 * an earlier deadline than the one cached (a cached value let a guest's
 	 * 10 ms sleep last 940 ms). */
 	poll_blocked(cpu, now);
-	blocked_sweep(cpu, now);
 	console_input_poll(cpu, now);   /* BSP only, rate-limited: the dump key */
 }
 
