@@ -33,6 +33,8 @@ BARE_FAIL = {
     "eptfar": {"stopped": "HV"},
     "hypercall": {"signature": "HV", "version": "HV", "unknown_*": "HV",
                   "regs_preserved": "HV", "still_alive": "HV", "sched_*": "HV"},
+    # wall-clock latency under TCG follows the host's load (the bound is for the hypervisor)
+    "devcross": {"round*": "TCG", "all_rounds_fast": "TCG"},
     "kvmyield": {"kvm_signature": "HV", "feature_bit": "HV", "bad_target": "HV",
                  "self_target": "HV", "directed_yield_*": "HV", "yield_lets_target_run": "HV"},
 }
