@@ -165,9 +165,16 @@ def new_workdir(opts):
         return d
     runs = REPO / 'build' / 'hvrun' / 'runs'
     runs.mkdir(parents=True, exist_ok=True)
-    old = sorted(runs.iterdir(), key=lambda q: q.stat().st_mtime)
-    for q in old[:-KEEP_RUNS]:
-        if time.time() - q.stat().st_mtime > STALE_RUN:   # never a live run's
+    # Parallel runs prune the same folder: a run dir may vanish between
+    # listing it and looking at it.
+    dated = []
+    for q in runs.iterdir():
+        try:
+            dated.append((q.stat().st_mtime, q))
+        except FileNotFoundError:
+            pass
+    for t, q in sorted(dated)[:-KEEP_RUNS]:
+        if time.time() - t > STALE_RUN:   # never a live run's
             shutil.rmtree(q, ignore_errors=True)
     d = runs / f'{time.strftime("%Y%m%d-%H%M%S")}-{os.getpid()}'
     d.mkdir()
