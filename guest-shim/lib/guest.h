@@ -49,6 +49,9 @@ void idt_load(void);                  /* on APs */
 void irq_set_handler(unsigned vector, irq_handler_t fn);
 extern volatile uint32_t irq_counts[256];
 extern volatile uint32_t exc_counts[32];
+/* Called for a vector 0-31 event no exception-table entry catches (an NMI,
+ * an interrupt sent at a low vector); true = handled, return to the guest. */
+extern bool (*exc_hook)(unsigned vector);
 #define VEC_SPURIOUS 0xff
 #define VEC_KICK     0xf0             /* wakes an idle AP to run posted work */
 #define VEC_WATCHDOG 0xef             /* hlt_until()'s PIT watchdog */

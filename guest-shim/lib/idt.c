@@ -81,10 +81,14 @@ static bool exc_fixup(struct isr_frame *f)
 	return false;
 }
 
+bool (*exc_hook)(unsigned vector);
+
 static void exc_handle(struct isr_frame *f)
 {
 	__atomic_fetch_add(&exc_counts[f->vector], 1, __ATOMIC_RELAXED);
 	if (exc_fixup(f))
+		return;
+	if (exc_hook && exc_hook((unsigned)f->vector))
 		return;
 	test_check("unexpected_exception", false, "vector %lu error 0x%lx ip 0x%lx cpu %u",
 		   (unsigned long)f->vector, (unsigned long)f->error, (unsigned long)f->ip,

@@ -226,14 +226,19 @@ stime_t vlapic_timer_next(const struct vlapic *l)
 }
 
 /* Fire at most once per call: periods missed while the vCPU was not running
- * are coalesced, as a real APIC's IRR would coalesce them. */
+ * are coalesced, as a real APIC's IRR would coalesce them. A periodic timer
+ * re-arms no sooner than VLAPIC_MIN_PERIOD (as KVM's min_timer_period_us):
+ * a 1-tick period would otherwise fire at every VM entry and livelock the
+ * vCPU in its handler while its pCPU does nothing but exits. */
 void vlapic_timer_advance(struct vlapic *l, stime_t now)
 {
 	if (now < l->timer_deadline)
 		return;
 	if (l->timer_mode == APIC_TIMER_PERIODIC && l->timer_period > 0) {
-		l->timer_start += (now - l->timer_start) / l->timer_period * l->timer_period;
-		l->timer_deadline = l->timer_start + l->timer_period;
+		stime_t p = MAX(l->timer_period, (stime_t)VLAPIC_MIN_PERIOD);
+
+		l->timer_start += (now - l->timer_start) / p * p;
+		l->timer_deadline = l->timer_start + p;
 	} else {
 		l->timer_deadline = STIME_NEVER;
 		l->tscdl = 0;   /* SDM §11.5.4.1: the MSR reads 0 once it fired */

@@ -71,6 +71,8 @@ enum apic_timer_mode { APIC_TIMER_ONESHOT = 0, APIC_TIMER_PERIODIC = 1, APIC_TIM
 /* Guest-visible timer input clock: 1 GHz, so one count is one ns at divide-by-1
  * (the same choice KVM makes). CPUID 0x15/0x16 or calibration tell the guest. */
 #define VLAPIC_BUS_HZ 1000000000ULL
+/* Shortest re-arm of a periodic timer, ns (KVM: min_timer_period_us = 200). */
+#define VLAPIC_MIN_PERIOD 100000
 
 /* The version register: integrated APIC (0x14), 6 LVT entries (max LVT 5: no CMCI),
  * no EOI-broadcast suppression (SDM §11.4.8). */

@@ -153,6 +153,13 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 		 enum sched_yield_reason why, stime_t now);
 /* HC_SCHED_SLEEP (seed 004): RUNNING -> OFFLINE until sched_wake(). */
 void sched_sleep(struct sched_vcpu *v, stime_t now);
+/* Waiting for an event that sched_wake() ends (HLT/block or balloon sleep):
+ * its device timers must keep being advanced while it does not run. */
+static inline bool sched_vcpu_waits_event(const struct sched_vcpu *v)
+{
+	return v->state == SCHED_BLOCKED ||
+	       (v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON));
+}
 /* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15). */
 int sched_sa_register(struct sched_vcpu *v, uint8_t vector);
 void sched_sa_ack(struct sched_vcpu *v, stime_t now);

@@ -175,8 +175,9 @@ const volatile bool *sched_glue_resched_flag(unsigned cpu)
 	return &pcpus[cpu].need_resched;
 }
 
-/* Blocked vCPUs whose runqueue is this pCPU: advance their device timers and
- * wake those with an interrupt to take. */
+/* Blocked or balloon-sleeping vCPUs whose runqueue is this pCPU: advance their
+ * device timers and wake those with an interrupt to take (a sleeper left out
+ * here never saw its own LAPIC timer fire and slept forever). */
 static void poll_blocked(unsigned cpu, stime_t now)
 {
 	stime_t next = STIME_NEVER;
@@ -190,7 +191,7 @@ static void poll_blocked(unsigned cpu, stime_t now)
 			struct vcpu *v = vm->vcpu[j];
 			stime_t dl;
 
-			if (READ_ONCE(v->sv.pcpu) != cpu || v->sv.state != SCHED_BLOCKED)
+			if (READ_ONCE(v->sv.pcpu) != cpu || !sched_vcpu_waits_event(&v->sv))
 				continue;
 			dl = vm_devs_next_deadline(vm, j);
 			if (dl <= now) {

@@ -109,14 +109,22 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		set_intr_window(false);
 		return vid;
 	}
+	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 	spin_lock(&v->vm->lock);
-	if (vintc_nmi_take(ic, v->id)) {
+	/* SDM §26.3.1.5: injecting an NMI needs blocking-by-NMI clear and no
+	 * MOV-SS/STI blocking, else the entry fails. Without virtual NMIs that
+	 * bit is left set after an injected NMI (the guest's IRET does not
+	 * clear it under NMI exiting, §25.3), so it is cleared here; under
+	 * MOV-SS/STI blocking the NMI waits for a later entry. */
+	if (!(intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_STI)) &&
+	    vintc_nmi_take(ic, v->id)) {
 		spin_unlock(&v->vm->lock);
+		if (intr & INTERRUPTIBILITY_NMI)
+			vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY, intr & ~INTERRUPTIBILITY_NMI);
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
 		return vid;
 	}
 	vec = pending_vector(v, vid);
-	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
 		vec = vintc_ack(ic, v->id);

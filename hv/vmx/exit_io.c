@@ -6,6 +6,9 @@
 #include "vm/gmem.h"
 #include "vm/sched_glue.h"
 #include "arch/x86/time.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "errno.h"
 #include "log.h"
 
 #define IOQ_SIZE(q)    ((unsigned)((q) & 7) + 1)
@@ -70,6 +73,54 @@ static uint64_t seg_base(unsigned seg)
 	return vmcs_vmread(VMCS_GUEST_ES_BASE + 2 * seg);
 }
 
+/* One INS/OUTS element outside plain guest RAM, byte by byte: a guest-physical
+ * address outside RAM is an access like any other (devices, or all ones and
+ * dropped writes below 4 GiB, docs/vmx.md), a linear address that does not
+ * translate raises #PF. Returns 0, 1 (fault queued) or -EFAULT (at or above
+ * 4 GiB: the VM is stopped, as for an EPT violation there). */
+static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la, uint8_t *b,
+						    unsigned size, bool write)
+{
+	bool lm = vmcs_read64(VMCS_GUEST_EFER) & EFER_LMA;
+	struct gpaging pg = {
+		.cr0 = vmcs_readnat(VMCS_GUEST_CR0), .cr3 = vmcs_readnat(VMCS_GUEST_CR3),
+		.cr4 = vmcs_readnat(VMCS_GUEST_CR4), .efer = vmcs_read64(VMCS_GUEST_EFER),
+	};
+
+	for (unsigned i = 0; i < size; i++) {
+		uint64_t a = lm ? la + i : (la + i) & 0xffffffffull, gpa, val = b[i];
+		uint8_t *h;
+		int r;
+
+		if (lm && (int64_t)(a << 16) >> 16 != (int64_t)a) {
+			vcpu_queue_exception(v, 13, true, 0);   /* non-canonical: #GP(0) */
+			return 1;
+		}
+		if (gwalk(&pg, v->vm->ram, v->vm->ram_size, a, write, &gpa)) {
+			unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
+
+			write_cr2(a);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
+			vcpu_queue_exception(v, 14, true, (write ? 2u : 0) | (cpl == 3 ? 4u : 0));
+			return 1;
+		}
+		if ((h = gpa_to_hva(v->vm, gpa, 1))) {
+			write ? (void)(*h = b[i]) : (void)(b[i] = *h);
+			continue;
+		}
+		spin_lock(&v->vm->lock);
+		r = vm_devs_mmio(v->vm, v->id, gpa, 1, write, &val);
+		spin_unlock(&v->vm->lock);
+		if (r) {
+			pr_err("%s: vcpu%u: string I/O at guest-physical %#lx, outside RAM and devices\n",
+			       v->vm->p.name, v->id, gpa);
+			vm_stop(v->vm, 124, "bad-guest-physical-access");
+			return -EFAULT;
+		}
+		b[i] = (uint8_t)val;
+	}
+	return 0;
+}
+
 /* Out of line: keeps the common single-port path free of its registers. */
 static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, struct exit_info *x,
 							    uint16_t port, unsigned size,
@@ -87,14 +138,17 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 	for (; done < count && done < STRING_IO_MAX; done++) {
 		uint64_t la = seg_base(seg) + (*idx & amask);
 		uint32_t val = 0;
+		int r;
 
 		if (in) {
 			io_one(v, port, size, true, &val);
-			if (guest_write_linear(v, la, &val, size))
-				return exit_fail(v, x, "string I/O to unmapped guest memory");
+			if (guest_write_linear(v, la, &val, size) &&
+			    (r = io_string_slow(v, la, (uint8_t *)&val, size, true)))
+				break;
 		} else {
-			if (guest_read_linear(v, la, &val, size))
-				return exit_fail(v, x, "string I/O from unmapped guest memory");
+			if (guest_read_linear(v, la, &val, size) &&
+			    (r = io_string_slow(v, la, (uint8_t *)&val, size, false)))
+				break;
 			io_one(v, port, size, false, &val);
 		}
 		*idx = (*idx & ~amask) | ((*idx + (uint64_t)step) & amask);
@@ -103,6 +157,8 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 	}
 	if (rep)
 		v->regs.rcx = (v->regs.rcx & ~amask) | ((count - done) & amask);
+	if (v->vm->state != VM_RUNNING)
+		return EXIT_STOPPED;
 	if (done == count)
 		exit_skip_insn(x);
 	return EXIT_RESUME;

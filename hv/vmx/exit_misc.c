@@ -2,6 +2,7 @@
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
+#include "vmx/cr_check.h"
 #include "vmx/caps.h"
 #include "vm/vm.h"
 #include "arch/x86/cpu.h"
@@ -176,7 +177,7 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 		return exit_fail(v, x, "unexpected MOV from CR");
 	}
 	if (cr == 0) {
-		if ((val & CR0_PG) && !(val & CR0_PE)) {
+		if (!cr0_write_ok(val, vmcs_read64(VMCS_GUEST_EFER) & EFER_LMA)) {
 			vcpu_queue_exception(v, 13, true, 0);
 			return EXIT_RESUME;
 		}
@@ -184,7 +185,7 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 		if ((val ^ cr0) & CR0_PG)
 			update_long_mode(val, vmcs_read64(VMCS_GUEST_EFER));
 	} else if (cr == 4) {
-		if (val & CR4_VMXE) {   /* VMX is not offered to guests */
+		if (!cr4_write_ok(val, vmcs_read64(VMCS_GUEST_EFER) & EFER_LMA)) {
 			vcpu_queue_exception(v, 13, true, 0);
 			return EXIT_RESUME;
 		}

@@ -1,16 +1,13 @@
 /* Extended-state switch with XSAVE/XRSTOR (SDM vol. 1 ch. 13), falling back to
  * FXSAVE/FXRSTOR on CPUs without XSAVE. */
 #include "vmx/fpu.h"
+#include "vmx/xcr0.h"
 #include "vm/vm.h"
 #include "memory.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/msr.h"
 #include "errno.h"
-
-#define XCR0_X87 BIT(0)
-#define XCR0_SSE BIT(1)
-#define XCR0_AVX BIT(2)
 
 static bool have_xsave, have_rdtscp;
 static uint64_t xcr0_supported;
@@ -122,10 +119,9 @@ void fpu_release(struct vcpu *v)
 
 int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)
 {
-	/* XSETBV rules (SDM vol. 2 XSETBV): XCR0 only, x87 set, AVX needs SSE,
-	 * nothing the host cannot save. */
-	if (!have_xsave || index != 0 || !(value & XCR0_X87) || (value & ~xcr0_supported) ||
-	    ((value & XCR0_AVX) && !(value & XCR0_SSE)))
+	/* XSETBV rules (SDM vol. 2 XSETBV): XCR0 only, and a value the CPU
+	 * accepts; an invalid one is the guest's #GP, never the host's. */
+	if (!have_xsave || index != 0 || !xcr0_valid(value, xcr0_supported))
 		return -EINVAL;
 	v->fpu.xcr0 = value;
 	xsetbv(0, value);   /* v owns this pCPU's state while it runs */

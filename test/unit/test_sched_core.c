@@ -217,14 +217,18 @@ START_TEST(test_balloon_sleep)
 
 	setup_machine(1, 1, false);
 	a = sched_at(0, 0);
+	ck_assert(!sched_vcpu_waits_event(a));
 	sched_sleep(a, MS(1));
 	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert(sched_vcpu_waits_event(a));            /* its timers must be polled */
 	ck_assert_ptr_null(sched_at(0, MS(1)));
 	ck_assert(sched_wake(a, MS(3)));                 /* wake-on-event */
 	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert(!sched_vcpu_waits_event(a));
 	ck_assert_ptr_eq(sched_at(0, MS(3)), a);
 	sched_vcpu_pause(a, MS(4));                     /* admin pause: no wake-on-event */
 	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert(!sched_vcpu_waits_event(a));
 	ck_assert(!sched_wake(a, MS(5)));
 	sched_vcpu_start(a, MS(6));
 	ck_assert_int_eq(a->state, SCHED_RUNNABLE);

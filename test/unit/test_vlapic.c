@@ -237,24 +237,44 @@ START_TEST(test_timer_periodic_and_masked)
 	enable();
 	wr(APIC_TDCR, 0xb);
 	wr(APIC_LVT_TIMER, BIT(17) | 0x42);
-	wr(APIC_TMICT, 100);
-	vlapic_timer_advance(&L, 1100);
-	ck_assert_int_eq(vlapic_timer_next(&L), 1200);
+	wr(APIC_TMICT, 100000);
+	vlapic_timer_advance(&L, 101000);
+	ck_assert_int_eq(vlapic_timer_next(&L), 201000);
 	ck_assert_int_eq(vlapic_ack(&L, 0x42), 0);
 	wr(APIC_EOI, 0);
-	vlapic_timer_advance(&L, 1450);           /* 3.5 periods late: one interrupt */
-	ck_assert_int_eq(vlapic_timer_next(&L), 1500);
+	vlapic_timer_advance(&L, 351000);         /* 3.5 periods late: one interrupt */
+	ck_assert_int_eq(vlapic_timer_next(&L), 401000);
 	ck_assert_uint_eq(L.timer_fired, 2);
 	ck_assert_int_eq(vlapic_pending(&L), 0x42);
-	F.now = 1475;
-	ck_assert_uint_eq(rd(APIC_TMCCT), 25);
+	F.now = 376000;
+	ck_assert_uint_eq(rd(APIC_TMCCT), 25000);
 	ck_assert_int_eq(vlapic_ack(&L, 0x42), 0);
 	wr(APIC_EOI, 0);
 	wr(APIC_LVT_TIMER, BIT(17) | APIC_LVT_MASKED | 0x42);
-	vlapic_timer_advance(&L, 1500);           /* masked: counts but no interrupt */
+	vlapic_timer_advance(&L, 401000);         /* masked: counts but no interrupt */
 	ck_assert_uint_eq(L.timer_fired, 3);
 	ck_assert_int_eq(vlapic_pending(&L), -1);
-	ck_assert_int_eq(vlapic_timer_next(&L), 1600);
+	ck_assert_int_eq(vlapic_timer_next(&L), 501000);
+}
+END_TEST
+
+/* A hostile 1-tick periodic timer re-arms no sooner than VLAPIC_MIN_PERIOD. */
+START_TEST(test_timer_periodic_min_period)
+{
+	setup();
+	enable();
+	wr(APIC_TDCR, 0xb);
+	wr(APIC_LVT_TIMER, BIT(17) | 0x42);
+	wr(APIC_TMICT, 1);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1001);   /* the first period as asked */
+	vlapic_timer_advance(&L, 1001);
+	ck_assert_uint_eq(L.timer_fired, 1);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + VLAPIC_MIN_PERIOD);
+	vlapic_timer_advance(&L, 1002);                  /* no storm */
+	ck_assert_uint_eq(L.timer_fired, 1);
+	vlapic_timer_advance(&L, 1000 + VLAPIC_MIN_PERIOD);
+	ck_assert_uint_eq(L.timer_fired, 2);
+	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 2 * VLAPIC_MIN_PERIOD);
 }
 END_TEST
 
@@ -546,6 +566,7 @@ int main(void)
 	tcase_add_test(tc, test_mmio_forms);
 	tcase_add_test(tc, test_timer_oneshot);
 	tcase_add_test(tc, test_timer_periodic_and_masked);
+	tcase_add_test(tc, test_timer_periodic_min_period);
 	tcase_add_test(tc, test_timer_tsc_deadline);
 	tcase_add_test(tc, test_icr_decode_xapic);
 	tcase_add_test(tc, test_init_sipi_accept);
