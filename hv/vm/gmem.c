@@ -42,6 +42,12 @@ static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool wr
 	return 0;
 }
 
+/* Bytes of [la, la+max) that lie on la's page. */
+static size_t fetch_first_chunk(uint64_t la, size_t max)
+{
+	return MIN(max, (size_t)(PAGE_SIZE - (la & (PAGE_SIZE - 1))));
+}
+
 int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n)
 {
 	return copy_linear(v, la, buf, n, false);
@@ -50,4 +56,19 @@ int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n)
 int guest_write_linear(struct vcpu *v, uint64_t la, const void *buf, size_t n)
 {
 	return copy_linear(v, la, (void *)buf, n, true);
+}
+
+int guest_fetch_insn(struct vcpu *v, uint64_t la, uint8_t *buf, size_t max)
+{
+	size_t first = fetch_first_chunk(la, max);
+
+	/* Each copy is bounded by max on its own: a page that a sibling vCPU
+	 * maps or unmaps between the two reads changes how much is fetched,
+	 * never how much is written (issue 10: the retry used to read up to the
+	 * page end into a 15-byte buffer). */
+	if (copy_linear(v, la, buf, first, false))
+		return -EFAULT;
+	if (first < max && copy_linear(v, la + first, buf + first, max - first, false))
+		return (int)first;
+	return (int)max;
 }

@@ -47,10 +47,11 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	uint64_t val = 0, *reg;
 	int r;
 
-	if (guest_read_linear(v, rip, buf, sizeof(buf)) &&
-	    guest_read_linear(v, rip, buf, PAGE_SIZE - (rip & (PAGE_SIZE - 1))))
+	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
+
+	if (n <= 0)
 		return exit_fail(v, x, "cannot fetch the MMIO instruction");
-	r = decode_mmio(buf, sizeof(buf), cpu_mode(), &in);
+	r = decode_mmio(buf, (size_t)n, cpu_mode(), &in);
 	if (r)
 		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
 	reg = vcpu_gpr(v, in.reg);
