@@ -7,10 +7,11 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/time.h"
 #include "trace/vprof.h"
+#include "vm/watchdog.h"
 
 static bool console_keys = true;
 CMDLINE_BOOL(console_keys, console_keys,
-	     "read keys on COM1 (v: vProfile dump, ?: list); off: input never read");
+	     "read keys on COM1 (v: vProfile dump, w: state dump, ?: list); off: input never read");
 
 /* Touched by pCPU 0 only: no lock. next = 0 makes the first poll due. */
 static struct ckey_rate console_rate = { .period = CKEY_PERIOD_NS };
@@ -34,6 +35,9 @@ static void console_key(int byte)
 	switch (ckey_decode(byte)) {
 	case CKEY_VPROF_DUMP:
 		console_key_dump();
+		break;
+	case CKEY_STATE_DUMP:
+		watchdog_dump("key w", time_now());
 		break;
 	case CKEY_HELP:
 		pr_info("%s", ckey_help());

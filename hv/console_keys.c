@@ -6,6 +6,8 @@ enum ckey_action ckey_decode(int byte)
 	switch (byte) {
 	case 'v':
 		return CKEY_VPROF_DUMP;
+	case 'w':
+		return CKEY_STATE_DUMP;
 	case '?':
 		return CKEY_HELP;
 	default:
@@ -15,7 +17,7 @@ enum ckey_action ckey_decode(int byte)
 
 const char *ckey_help(void)
 {
-	return "console: keys: v = dump every VM's vProfile, ? = this list\n";
+	return "console: keys: v = dump every VM's vProfile, w = watchdog state dump (scheduler, interrupts, timers, vProfile), ? = this list\n";
 }
 
 void ckey_rate_init(struct ckey_rate *r, stime_t period, stime_t now)

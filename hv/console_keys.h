@@ -14,6 +14,7 @@
 enum ckey_action {
 	CKEY_NONE,          /* any other byte: ignored */
 	CKEY_VPROF_DUMP,    /* 'v': dump every VM's vProfile (reason "key") */
+	CKEY_STATE_DUMP,    /* 'w': the watchdog's full state dump (hvrun's timeout) */
 	CKEY_HELP,          /* '?': one line listing the keys */
 };
 

@@ -49,6 +49,50 @@ static void check_sched(void)
 	test_check("sched_param_unprivileged", !f && ret == -1, "GET_PARAM -> %ld (want -EPERM)", ret);
 }
 
+/* HC_SCHED_BLOCK ends on the guest's own LAPIC timer, and only then: with
+ * IF=1 the timer's handler has run when the VMCALL returns; with IF=0 the
+ * vector waits in IRR (the block ignores RFLAGS.IF) and is taken at STI.
+ * The timer is armed for 5 ms (the vLAPIC counts 1 ns per tick at divide 1). */
+#define VEC_BLOCK 0x42
+static bool irr_has(unsigned vec)
+{
+	return apic_read(0x200 + (vec / 32) * 0x10) & (1u << (vec % 32));
+}
+
+static void check_sched_block(void)
+{
+	uint32_t before = irq_counts[VEC_BLOCK], after;
+	uint64_t t0;
+	long ret = -1;
+	bool pend;
+	int f;
+
+	apic_write(APIC_TDCR, 0xb);
+	apic_write(APIC_LVT_TIMER, VEC_BLOCK);
+	t0 = rdtsc();
+	apic_write(APIC_TMICT, 5000000);
+	f = hv_call(HC_SCHED_BLOCK, 0, 0, &ret);
+	after = irq_counts[VEC_BLOCK];
+	test_check("sched_block_timer", !f && ret == 0 && after == before + 1,
+		   "-> %ld, %u timer interrupts when the block returned after %llu us (want 1)",
+		   ret, after - before, (unsigned long long)((rdtsc() - t0) * 1000 / tsc_khz));
+	wait_count(&irq_counts[VEC_BLOCK], before + 1, 100);   /* a failed one: no stray later */
+
+	before = irq_counts[VEC_BLOCK];
+	cli();
+	apic_write(APIC_TMICT, 5000000);
+	f = hv_call(HC_SCHED_BLOCK, 0, 0, &ret);
+	pend = irr_has(VEC_BLOCK);
+	after = irq_counts[VEC_BLOCK];
+	sti();
+	wait_count(&irq_counts[VEC_BLOCK], before + 1, 100);
+	test_check("sched_block_if0", !f && ret == 0 && pend && after == before &&
+		   irq_counts[VEC_BLOCK] == before + 1,
+		   "-> %ld, vector pending in IRR %d, taken at STI %u (want 1, 1)",
+		   ret, pend, irq_counts[VEC_BLOCK] - before);
+	apic_timer_stop();
+}
+
 void test_main(void)
 {
 	long ret = 0;
@@ -63,6 +107,7 @@ void test_main(void)
 	check_unknown("unknown_huge", 0xffffffffUL);
 	check_preserved();
 	check_sched();
+	check_sched_block();
 	f = hv_call(HC_VERSION, 0, 0, &ret);
 	test_check("still_alive", !f && ret > 0, "HC_VERSION again -> %ld", ret);
 }

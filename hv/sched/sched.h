@@ -194,5 +194,9 @@ extern char sched_opt_policy[32];
 void sched_vcpu_stats(const struct sched_vcpu *v, stime_t now, struct sched_vcpu_stats *out);
 struct sched_pcpu *sched_pcpu_get(unsigned id);
 unsigned sched_pcpu_count(void);
+/* Every pCPU's and vCPU's scheduler state on the console, lock-free (the
+ * watchdog calls it when something may hold a lock; hv/sched/dump.c). */
 void sched_dump(stime_t now);
+void sched_dump_vcpu(const struct sched_vcpu *v, stime_t now);
+const char *sched_state_name(unsigned state);
 #endif

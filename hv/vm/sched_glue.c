@@ -14,6 +14,7 @@
 #include "vm/gmem.h"
 #include "vmx/kvm_pv.h"
 #include "console_input.h"
+#include "vm/watchdog.h"
 #include "vm/pmu_glue.h"
 #include "log.h"
 
@@ -22,6 +23,8 @@ extern char sched_opt_policy[32];
 static struct sched_pcpu pcpus[MAX_CPUS];
 static volatile stime_t sched_deadline[MAX_CPUS];   /* what sched armed per pCPU */
 static stime_t blocked_deadline[MAX_CPUS];          /* earliest device timer of a blocked vCPU */
+static volatile stime_t heartbeat[MAX_CPUS];        /* last poll (vm/watchdog.c) */
+static volatile bool idling[MAX_CPUS];              /* halted in idle_wait() */
 
 static inline struct vcpu *to_vcpu(struct sched_vcpu *sv)
 {
@@ -218,7 +221,17 @@ void sched_glue_poll(unsigned cpu, stime_t now)
 	 * an earlier deadline than the one cached (a cached value let a guest's
 	 * 10 ms sleep last 940 ms). */
 	poll_blocked(cpu, now);
+	WRITE_ONCE(heartbeat[cpu], now);
 	console_input_poll(cpu, now);   /* BSP only, rate-limited: the dump key */
+	watchdog_poll(cpu, now);
+}
+
+void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out)
+{
+	out->heartbeat = READ_ONCE(heartbeat[cpu]);
+	out->sched_deadline = READ_ONCE(sched_deadline[cpu]);
+	out->blocked_deadline = READ_ONCE(blocked_deadline[cpu]);
+	out->idle = READ_ONCE(idling[cpu]);
 }
 
 void sched_glue_deliver_pending(struct vcpu *v)
@@ -260,8 +273,11 @@ static void idle_wait(unsigned cpu)
 		return;
 	}
 	dl = MIN(sched_glue_deadline(cpu), console_input_deadline(cpu));
+	dl = MIN(dl, watchdog_deadline(cpu));
 	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
+	WRITE_ONCE(idling[cpu], true);
 	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
+	WRITE_ONCE(idling[cpu], false);
 	irq_enable();
 }
 

@@ -26,4 +26,12 @@ const volatile bool *sched_glue_resched_flag(unsigned cpu);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
 void sched_glue_deliver_pending(struct vcpu *v);
 void sched_glue_print(void);                    /* per-pCPU counters */
+
+/* What the watchdog (vm/watchdog.c) reads of a pCPU, lock-free. */
+struct sched_glue_pcpu_view {
+	stime_t heartbeat;          /* last scheduler poll on it */
+	stime_t sched_deadline, blocked_deadline;
+	bool idle;                  /* halted in the idle loop */
+};
+void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out);
 #endif

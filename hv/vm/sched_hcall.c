@@ -24,11 +24,17 @@ static int64_t hc_yield(struct vcpu *v, uint64_t target, uint64_t a1, uint64_t a
 }
 HCALL_REGISTER(HC_SCHED_YIELD, hc_yield);
 
-/* Block until an interrupt, like HLT but independent of RFLAGS.IF. */
+/* Block until an interrupt, like HLT but independent of RFLAGS.IF.
+ * kicked refuses vcpu_exit_vmcall()'s fast re-entry, so vcpu_run()'s loop
+ * sees the halt at this VMCALL. Without it the guest went straight back in
+ * and ran on "halted"; its next slow exit blocked it at whatever instruction
+ * it had reached by then, typically after it had disarmed the LAPIC timer
+ * that was to end the block, so nothing woke it (issue 17). */
 static int64_t hc_block(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	v->halt_if = true;   /* any interrupt ends the block */
 	WRITE_ONCE(v->state, VCPU_HALTED);
+	WRITE_ONCE(v->kicked, true);
 	return 0;
 }
 HCALL_REGISTER(HC_SCHED_BLOCK, hc_block);

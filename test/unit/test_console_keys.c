@@ -8,6 +8,7 @@
 START_TEST(test_decode_keys)
 {
 	ck_assert_int_eq(ckey_decode('v'), CKEY_VPROF_DUMP);
+	ck_assert_int_eq(ckey_decode('w'), CKEY_STATE_DUMP);
 	ck_assert_int_eq(ckey_decode('?'), CKEY_HELP);
 }
 END_TEST
@@ -20,7 +21,7 @@ START_TEST(test_decode_ignores_the_rest)
 	for (int b = -1; b < 256; b++)
 		if (ckey_decode(b) != CKEY_NONE)
 			acting++;
-	ck_assert_int_eq(acting, 2);
+	ck_assert_int_eq(acting, 3);
 	ck_assert_int_eq(ckey_decode('V'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode('\r'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode(0x76 | 0x100), CKEY_NONE);
@@ -32,6 +33,7 @@ START_TEST(test_help_names_every_key)
 	const char *h = ckey_help();
 
 	ck_assert_ptr_nonnull(strstr(h, "v ="));
+	ck_assert_ptr_nonnull(strstr(h, "w ="));
 	ck_assert_ptr_nonnull(strstr(h, "? ="));
 	ck_assert_ptr_eq(strchr(h, '\n'), h + strlen(h) - 1);   /* one line */
 }

@@ -77,6 +77,9 @@ def build_parser():
     a('--send-key', action='append', default=[], metavar='REGEX=KEY',
       help='type KEY on the serial input once a serial line matches REGEX '
       '(repeatable; KEY takes \\n, \\xNN escapes; COM1 then runs on a pty)')
+    a('--no-timeout-dump', dest='timeout_dump', action='store_false',
+      help="at the timeout, do not type the hypervisor's state-dump key `w` and wait "
+      'for its dump before stopping the emulator (the dump needs COM1 on a pty)')
     a('--workdir', metavar='DIR')
     a('--quiet', action='store_true', help='do not echo the serial console')
     a('--prefix', default='', help='put this before each echoed serial line')
@@ -187,7 +190,7 @@ def make_emu(opts, iso_path, workdir):
         emu.serial_path = Path(opts.serial_log).resolve()
         emu.serial_path.parent.mkdir(parents=True, exist_ok=True)
     emu.serial_path.unlink(missing_ok=True)
-    if opts.send_key:
+    if opts.send_key or opts.timeout_dump:
         emu.serial_pty = serialpty.SerialPty(emu.serial_path)
     return emu
 
@@ -230,7 +233,8 @@ def boot(opts):
     timeout = opts.timeout or emu.default_timeout
     sess = Session(emu, M.Monitor(opts.expect, opts.reject), timeout,
                    echo=None if opts.quiet else sys.stdout, prefix=opts.prefix,
-                   keys=serialpty.KeySender(opts.send_key) if opts.send_key else None)
+                   keys=serialpty.KeySender(opts.send_key) if opts.send_key else None,
+                   dump_key=opts.timeout_dump)
     status, why = sess.mon.verdict(sess.run(argv))
     report(opts, sess, status, why)
     return status

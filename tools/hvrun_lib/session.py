@@ -2,8 +2,10 @@
 
 The run ends at the HVRUN-EXIT line (authoritative), a short while after a
 PANIC line (so the panic report is read whole), when the emulator stops by
-itself, or at the timeout. The emulator is then stopped and the Monitor gives
-the verdict.
+itself, or at the timeout. At the timeout the hypervisor is first asked for
+its state dump (the `w` key on COM1: scheduler, pending interrupts, timers,
+vProfile; hv/vm/watchdog.c), so a hang explains itself in the log. The
+emulator is then stopped and the Monitor gives the verdict.
 """
 import sys
 import time
@@ -15,12 +17,19 @@ POLL = 0.05
 AFTER_EXIT = 3.0      # the hypervisor ends the emulator itself after HVRUN-EXIT
 AFTER_PANIC = 5.0     # quiet seconds after PANIC before we stop waiting
 AFTER_GRUB = 1.0      # GRUB waits for a key after an error: do not wait
+DUMP_KEY = b'w'       # hv/console_keys.c: the watchdog's state dump
+DUMP_END = 'watchdog: ==== end of state dump'
+DUMP_WAIT = 30.0      # longest wait for the dump after the timeout
+AFTER_DUMP = 0.5
 
 
 class Session:
-    def __init__(self, emu, mon, timeout, echo=sys.stdout, prefix='', keys=None):
+    def __init__(self, emu, mon, timeout, echo=sys.stdout, prefix='', keys=None,
+                 dump_key=False):
         self.emu, self.mon, self.timeout = emu, mon, timeout
         self.keys = keys            # serialpty.KeySender (--send-key) or None
+        self.dump_key = dump_key    # type `w` at the timeout (COM1 on a pty)
+        self.dump_sent = self.dump_seen = False
         self.echo, self.prefix = echo, prefix
         self.tail = SerialTail(emu.serial_path)
         self.emu_rc = None
@@ -36,6 +45,8 @@ class Session:
                 self.echo = None
         for key in self.keys.feed(line) if self.keys else ():
             self.emu.serial_pty.send(key)
+        if self.dump_sent and DUMP_END in line:
+            self.dump_seen = True
         return self.mon.feed(line)
 
     def _drain(self):
@@ -44,6 +55,17 @@ class Session:
         for raw in self.tail.lines():
             event = self._show(raw) or event
         return event
+
+    def _ask_dump(self):
+        """Type the state-dump key once; False when there is no way to."""
+        pty = getattr(self.emu, 'serial_pty', None)
+        if not self.dump_key or self.dump_sent or pty is None:
+            return False
+        self.dump_sent = True
+        sys.stderr.write('hvrun: timeout: typing `w` for the hypervisor\'s state dump '
+                         f'(up to {DUMP_WAIT:.0f} s)\n')
+        pty.send(DUMP_KEY)
+        return True
 
     def run(self, argv):
         """Returns the ending: exit-line, panic, grub-error, timeout, stopped,
@@ -86,5 +108,12 @@ class Session:
             if quiet_until is not None and now >= quiet_until:
                 return ending
             if ending is None and now >= deadline:
-                return 'timeout'
+                if self.dump_sent:      # the dump came, or DUMP_WAIT is over
+                    return 'timeout'
+                if self._ask_dump():
+                    deadline = now + DUMP_WAIT
+                else:
+                    return 'timeout'
+            if self.dump_seen and ending is None:
+                deadline = min(deadline, now + AFTER_DUMP)
             time.sleep(POLL)

@@ -1,0 +1,331 @@
+/* Hang watchdog (see watchdog.h, docs/running.md "Watchdog"). Every check
+ * and every dump reads other pCPUs' and vCPUs' state without taking their
+ * locks: what it looks for may be a pCPU stuck holding one. Only the
+ * vProfile part of a dump takes a lock (vProfile's dump_lock), last.
+ *
+ * Stalls, each reported once per episode (the flag clears on recovery):
+ *   pcpu: not idle, and neither a scheduler poll nor an exit of the vCPU it
+ *         runs for watchdog_ms (stuck in the hypervisor, or a guest that is
+ *         never made to exit);
+ *   vcpu: RUNNABLE for watchdog_ms without running (starved, lost kick);
+ *   vm:   no exit of any of its vCPUs for watchdog_ms, and none waits
+ *         legitimately: a vCPU blocked on HLT (or asleep) counts as waiting
+ *         only while a timer of its own is due within watchdog_ms of now or
+ *         later, a vCPU frozen by dedicated mode always (a blocked vCPU with
+ *         no timer at all is a VM nothing will wake).
+ * A report is followed by a full dump, at most one per 5 x watchdog_ms and
+ * WD_MAX_DUMPS per boot, so a lasting hang cannot flood the console. */
+#include "vm/watchdog.h"
+#include "vm/vm.h"
+#include "vm/sched_glue.h"
+#include "sched/sched.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+#include "trace/vprof.h"
+#include "cmdline.h"
+#include "log.h"
+#include "lib/fmt.h"
+
+#define WD_MAX_DUMPS   8
+#define MS             1000000ll
+
+static int wd_ms = 2000;
+CMDLINE_INT(watchdog_ms, wd_ms, 0, 3600000,
+	    "hang watchdog: report a vCPU runnable but not run, a VM without progress or a "
+	    "pCPU not scheduling for this many ms, and dump the state; 0 = off");
+static int wd_stall_ms;
+CMDLINE_INT(watchdog_stall_ms, wd_stall_ms, 0, 60000,
+	    "debug (tests the watchdog): the last pCPU spins this many ms with interrupts "
+	    "off, once, the first time it has a vCPU to run");
+
+/* Checker state: written by the one pCPU that won `checking`. */
+static stime_t next_check;
+static bool checking;
+static stime_t next_dump;
+static unsigned ndumps;
+static stime_t next_key_dump;
+static bool dumping;
+static bool stalled_once;
+static stime_t wd_start;           /* first check with every pCPU in its loop */
+
+static stime_t pcpu_alive[MAX_CPUS];
+static stime_t pcpu_seen_beat[MAX_CPUS];
+static uint64_t pcpu_seen_exits[MAX_CPUS];
+static bool pcpu_rep[MAX_CPUS];
+static uint64_t vm_seen_exits[VM_MAX];
+static stime_t vm_alive[VM_MAX];
+static bool vm_rep[VM_MAX];
+static bool vcpu_rep[VM_MAX][VM_MAX_VCPUS];
+
+static inline struct vcpu *sv_vcpu(struct sched_vcpu *sv)
+{
+	return sv ? container_of(sv, struct vcpu, sv) : NULL;
+}
+
+static long ago_ms(stime_t t, stime_t now)
+{
+	return (long)((now - t) / MS);
+}
+
+/* Earliest timer of v's own devices, read without the vintc lock. */
+static stime_t vcpu_timer(struct vcpu *v)
+{
+	stime_t t = READ_ONCE(v->lapic.timer_deadline);
+
+	return v->id == 0 ? MIN(t, pcdev_next_deadline(&v->vm->devs.pc)) : t;
+}
+
+static int lapic_top(const struct vlapic *l, unsigned base)
+{
+	for (int i = 7; i >= 0; i--) {
+		uint32_t w = vlapic_reg(l, base + (unsigned)i * 0x10);
+
+		if (w)
+			return i * 32 + 31 - __builtin_clz(w);
+	}
+	return -1;
+}
+
+static const char *const vcpu_states[] = { "wait-sipi", "active", "halted", "dead" };
+
+/* "+12ms", "-3ms" (relative to now) or "never", into buf. */
+static const char *rel(char *buf, size_t n, stime_t t, stime_t now)
+{
+	if (t >= STIME_NEVER)
+		fmt_snprintf(buf, n, "never");
+	else
+		fmt_snprintf(buf, n, "%s%ldms", t >= now ? "+" : "-",
+			     (long)((t >= now ? t - now : now - t) / MS));
+	return buf;
+}
+
+static void dump_vcpu(struct vcpu *v, stime_t now)
+{
+	const struct vlapic *l = &v->lapic;
+	stime_t t = vcpu_timer(v);
+	unsigned st = (unsigned)READ_ONCE(v->state);
+	unsigned sv = 0;
+
+	for (unsigned w = 0; w < 4; w++)
+		sv += (unsigned)__builtin_popcountll(READ_ONCE(v->sched_vectors[w]));
+	char tb[24];
+
+	pr_info("watchdog: vm%u.v%u guest=%s halt_if=%d kicked=%d irr_top=%d isr_top=%d "
+		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu\n",
+		v->vm->id, v->id, st < 4 ? vcpu_states[st] : "?", v->halt_if, READ_ONCE(v->kicked),
+		lapic_top(l, 0x200), lapic_top(l, 0x100), vlapic_reg(l, 0x80),
+		READ_ONCE(l->nmi_pending), sv, vlapic_reg(l, 0x320), rel(tb, sizeof(tb), t, now),
+		(unsigned long)READ_ONCE(v->exits_total));
+}
+
+static void dump_all(const char *why, stime_t now)
+{
+	pr_info("watchdog: ==== state dump (%s) at %ld ms ====\n", why, (long)(now / MS));
+	sched_dump(now);
+	for (unsigned c = 0; c < nr_cpus_online; c++) {
+		struct sched_glue_pcpu_view pv;
+		char hb[24], sd[24], bd[24];
+
+		sched_glue_pcpu_view(c, &pv);
+		pr_info("watchdog: pcpu%u apic%u idle=%d last_poll=%s sched_deadline=%s "
+			"blocked_deadline=%s\n", c, percpu_area[c].apic_id, pv.idle,
+			rel(hb, sizeof(hb), pv.heartbeat, now), rel(sd, sizeof(sd), pv.sched_deadline, now),
+			rel(bd, sizeof(bd), pv.blocked_deadline, now));
+	}
+	for (unsigned i = 0; i < nr_vms; i++) {
+		struct vm *vm = vms[i];
+
+		pr_info("watchdog: vm%u '%s' %s\n", vm->id, vm->p.name,
+			vm->state == VM_RUNNING ? "running" : "ended");
+		for (unsigned j = 0; j < vm->nr_vcpus; j++)
+			dump_vcpu(vm->vcpu[j], now);
+	}
+	pr_info("watchdog: vProfile: %d profiles dumped\n", vprof_dump_all(VPD_KEY, now));
+	pr_info("watchdog: ==== end of state dump ====\n");
+}
+
+/* One dump at a time; the caller decided it is allowed. */
+static void dump_once(const char *why, stime_t now)
+{
+	if (__atomic_exchange_n(&dumping, true, __ATOMIC_ACQUIRE))
+		return;
+	dump_all(why, now);
+	__atomic_store_n(&dumping, false, __ATOMIC_RELEASE);
+}
+
+void watchdog_dump(const char *why, stime_t now)
+{
+	if (now < next_key_dump)
+		return;
+	next_key_dump = now + 1000 * MS;
+	dump_once(why, now);
+}
+
+static unsigned check_pcpus(unsigned self, stime_t now, stime_t lim)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < nr_cpus_online; c++) {
+		struct sched_glue_pcpu_view pv;
+		struct sched_pcpu *p = sched_pcpu_get(c);
+		struct vcpu *cur = p ? sv_vcpu(READ_ONCE(p->curr)) : NULL;
+		uint64_t ex = cur ? READ_ONCE(cur->exits_total) : 0;
+
+		sched_glue_pcpu_view(c, &pv);
+		if (c == self || pv.idle || pv.heartbeat != pcpu_seen_beat[c] ||
+		    ex != pcpu_seen_exits[c])
+			pcpu_alive[c] = now;
+		pcpu_seen_beat[c] = pv.heartbeat;
+		pcpu_seen_exits[c] = ex;
+		if (now - pcpu_alive[c] <= lim) {
+			pcpu_rep[c] = false;
+			continue;
+		}
+		if (pcpu_rep[c])
+			continue;
+		pcpu_rep[c] = true;
+		n++;
+		pr_warn("watchdog: pcpu%u has not scheduled for %ld ms (no poll, no exit of %s)\n",
+			c, ago_ms(pcpu_alive[c], now), cur ? cur->vm->p.name : "a vCPU");
+	}
+	return n;
+}
+
+/* A vCPU that waits for an event a timer of its own will bring soon enough. */
+static bool vcpu_waits_legitimately(struct vcpu *v, stime_t now, stime_t lim)
+{
+	stime_t t;
+
+	if (READ_ONCE(v->sv.state) == SCHED_OFFLINE && (READ_ONCE(v->sv.flags) & SCHED_VF_FROZEN))
+		return true;
+	if (!sched_vcpu_waits_event(&v->sv))
+		return false;
+	t = vcpu_timer(v);
+	return t != STIME_NEVER && t > now - lim;
+}
+
+static unsigned check_vm(struct vm *vm, stime_t now, stime_t lim)
+{
+	unsigned n = 0, id = vm->id % VM_MAX;
+	uint64_t ex = 0;
+	bool waits = false;
+
+	for (unsigned j = 0; j < vm->nr_vcpus && j < VM_MAX_VCPUS; j++) {
+		struct vcpu *v = vm->vcpu[j];
+		unsigned st = READ_ONCE(v->sv.state);
+		stime_t since = MAX(READ_ONCE(v->sv.state_since), wd_start);
+
+		ex += READ_ONCE(v->exits_total);
+		waits |= vcpu_waits_legitimately(v, now, lim);
+		if (st != SCHED_RUNNABLE || now - since <= lim) {
+			vcpu_rep[id][j] = false;
+			continue;
+		}
+		if (vcpu_rep[id][j])
+			continue;
+		vcpu_rep[id][j] = true;
+		n++;
+		pr_warn("watchdog: %s vcpu%u (vm%u.v%u) runnable for %ld ms without running, "
+			"on pcpu%u\n", vm->p.name, j, vm->id, j, ago_ms(since, now),
+			READ_ONCE(v->sv.pcpu));
+	}
+	if (ex != vm_seen_exits[id] || waits)
+		vm_alive[id] = now;
+	vm_seen_exits[id] = ex;
+	if (now - vm_alive[id] <= lim) {
+		vm_rep[id] = false;
+	} else if (!vm_rep[id]) {
+		vm_rep[id] = true;
+		n++;
+		pr_warn("watchdog: %s (vm%u) has made no progress for %ld ms (no exit, no vCPU "
+			"waiting for a timer of its own)\n", vm->p.name, vm->id,
+			ago_ms(vm_alive[id], now));
+	}
+	return n;
+}
+
+/* Checks start once every pCPU has polled (booting pCPUs and vCPUs made
+ * runnable at VM creation are not stalls); ages count from then. */
+static bool started(stime_t now)
+{
+	if (wd_start)
+		return true;
+	for (unsigned c = 0; c < nr_cpus_online; c++) {
+		struct sched_glue_pcpu_view pv;
+
+		sched_glue_pcpu_view(c, &pv);
+		if (!pv.heartbeat)
+			return false;
+	}
+	wd_start = now;
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		pcpu_alive[c] = now;
+	for (unsigned i = 0; i < VM_MAX; i++)
+		vm_alive[i] = now;
+	pr_info("watchdog: on, %d ms\n", wd_ms);
+	return true;
+}
+
+static void check(unsigned self, stime_t now)
+{
+	stime_t lim = (stime_t)wd_ms * MS;
+	unsigned n;
+
+	if (!started(now))
+		return;
+	n = check_pcpus(self, now, lim);
+
+	for (unsigned i = 0; i < nr_vms; i++)
+		if (READ_ONCE(vms[i]->state) == VM_RUNNING)
+			n += check_vm(vms[i], now, lim);
+	if (!n || now < next_dump || ndumps >= WD_MAX_DUMPS)
+		return;
+	ndumps++;
+	next_dump = now + 5 * lim;
+	dump_once("watchdog", now);
+	if (ndumps == WD_MAX_DUMPS)
+		pr_warn("watchdog: %u dumps written; from now on only the one-line reports\n",
+			ndumps);
+}
+
+/* watchdog_stall_ms: a real stall (interrupts off, no poll, no exit), so
+ * the test exercises the same code a hang would. */
+static void debug_stall(unsigned cpu, stime_t now)
+{
+	struct sched_pcpu *p = sched_pcpu_get(cpu);
+	bool on = irq_enabled();
+
+	if (cpu == 0 || cpu + 1 != nr_cpus_online || !p || !READ_ONCE(p->curr) ||
+	    __atomic_exchange_n(&stalled_once, true, __ATOMIC_RELAXED))
+		return;
+	pr_info("watchdog: debug: pcpu%u stalls %d ms with interrupts off (watchdog_stall_ms)\n",
+		cpu, wd_stall_ms);
+	irq_disable();
+	while (time_now() - now < (stime_t)wd_stall_ms * MS)
+		cpu_relax();
+	if (on)
+		irq_enable();
+	pr_info("watchdog: debug: pcpu%u goes on\n", cpu);
+}
+
+void watchdog_poll(unsigned cpu, stime_t now)
+{
+	if (wd_stall_ms)
+		debug_stall(cpu, now);
+	if (!wd_ms || now < READ_ONCE(next_check) ||
+	    __atomic_exchange_n(&checking, true, __ATOMIC_ACQUIRE))
+		return;
+	if (now >= next_check) {
+		next_check = now + MAX((stime_t)wd_ms * MS / 4, MS);
+		check(cpu, now);
+	}
+	__atomic_store_n(&checking, false, __ATOMIC_RELEASE);
+}
+
+stime_t watchdog_deadline(unsigned cpu)
+{
+	if (cpu != 0 || !wd_ms)
+		return INT64_MAX;
+	return READ_ONCE(next_check);
+}

@@ -1,0 +1,17 @@
+/* Hang watchdog (issue 17): notices a vCPU runnable but not run, a VM that
+ * makes no progress, or a pCPU that stops scheduling, for watchdog_ms of
+ * hypervisor time, and prints a state dump (scheduler, pending interrupts,
+ * timers, vProfile), then lets the run go on. docs/running.md "Watchdog". */
+#ifndef HV_VM_WATCHDOG_H
+#define HV_VM_WATCHDOG_H
+#include "types.h"
+
+/* From every pCPU's scheduler poll; one pCPU at a time checks, at most
+ * every watchdog_ms / 4. */
+void watchdog_poll(unsigned cpu, stime_t now);
+/* When an idle pCPU must wake to check (pCPU 0 only; INT64_MAX otherwise). */
+stime_t watchdog_deadline(unsigned cpu);
+/* The full dump now (the `w` console key, hvrun's timeout): `why` names the
+ * trigger. Rate-limited to one a second. */
+void watchdog_dump(const char *why, stime_t now);
+#endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The hang watchdog (hv/vm/watchdog.c) and hvrun's timeout dump, provoked.
+
+stall:   2 pCPUs, two 1-vCPU test VMs pinned to pCPU 1; watchdog_stall_ms
+         makes pCPU 1 spin 400 ms with interrupts off at its first guest.
+         With watchdog_ms=100 the log must name the stalled pCPU, the vCPU
+         left runnable behind it and the VMs without progress, hold one
+         state dump, and both VMs must still pass afterwards.
+timeout: a flat guest that does `cli; hlt` forever (a VM nothing can wake)
+         beside a test VM; the watchdog reports the VM once (one dump for a
+         lasting hang), hvrun's timeout types `w` and the key's dump, with
+         the halted vCPU's state, is in the log before Bochs is stopped.
+`make test-watchdog` (in `make test`) runs both, about 30 s.
+"""
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GUEST = REPO / "build" / "guest"
+HANG = b"\xfa\xf4\xeb\xfd"      # cli; hlt; jmp back to the hlt
+
+
+def hvrun(cmdline, vms, timeout, log):
+    argv = [sys.executable, str(REPO / "tools" / "hvrun"), "--emu", "bochs", "--cpus", "2",
+            "--quiet", "--serial-log", str(log), "--timeout", str(timeout),
+            "--cmdline", cmdline]
+    for string, img in vms:
+        argv += ["--vm", string, "--image", str(img)]
+    p = subprocess.run(argv, capture_output=True, text=True)
+    return p.returncode, log.read_text(errors="replace") if log.exists() else "", p.stderr
+
+
+def need(serial, what, rx, bad, count=None):
+    n = len(re.findall(rx, serial, re.M))
+    if (count is None and n == 0) or (count is not None and n != count):
+        bad.append(f"{what}: {n} line(s) matching {rx!r}" +
+                   (f", want {count}" if count is not None else ""))
+
+
+def case_stall(tmp):
+    status, s, err = hvrun("watchdog_ms=100 watchdog_stall_ms=400", [
+        ('kind=multiboot vcpus=1 mem=32M pcpus=1 cmdline="test=hypercall"',
+         GUEST / "hypercall-64.elf"),
+        ('kind=multiboot vcpus=1 mem=32M pcpus=1 cmdline="test=msr"', GUEST / "msr-64.elf")],
+        120, tmp / "stall.log")
+    bad = [] if status == 0 else [f"hvrun status {status} (want 0)"]
+    need(s, "stall provoked", r"^watchdog: debug: pcpu1 stalls 400 ms", bad)
+    need(s, "pCPU report", r"^watchdog: pcpu1 has not scheduled for \d+ ms", bad, 1)
+    need(s, "starved vCPU", r"^watchdog: \S+ vcpu0 \(vm\d\.v0\) runnable for \d+ ms "
+         r"without running, on pcpu1", bad, 1)
+    need(s, "VM without progress", r"^watchdog: \S+ \(vm\d\) has made no progress", bad)
+    need(s, "one dump", r"^watchdog: ==== state dump \(watchdog\)", bad, 1)
+    need(s, "scheduler state", r"^sched: pcpu1 curr=vm\d\.v0 ", bad)
+    need(s, "runqueue", r"^sched: vm\d\.v0 RUNNABLE for \d+ms pcpu=1", bad)
+    need(s, "pending interrupts", r"^watchdog: vm\d\.v0 guest=\S+ .*irr_top=", bad, 2)
+    need(s, "dump end", r"^watchdog: ==== end of state dump", bad, 1)
+    for t in ("hypercall", "msr"):
+        need(s, f"{t} passes", rf"SUMMARY {t} passed=\d+ failed=0", bad)
+    return bad, s + err
+
+
+def case_timeout(tmp):
+    img = tmp / "hang.bin"
+    img.write_bytes(HANG)
+    status, s, err = hvrun("watchdog_ms=300", [
+        ("kind=flat vcpus=1 mem=16M name=hang", img),
+        ('kind=multiboot vcpus=1 mem=32M cmdline="test=msr"', GUEST / "msr-64.elf")],
+        10, tmp / "timeout.log")
+    bad = [] if status == 124 else [f"hvrun status {status} (want 124, timeout)"]
+    need(s, "hung VM reported once", r"^watchdog: hang \(vm0\) has made no progress", bad, 1)
+    need(s, "one watchdog dump", r"^watchdog: ==== state dump \(watchdog\)", bad, 1)
+    need(s, "timeout dump", r"^watchdog: ==== state dump \(key w\)", bad, 1)
+    need(s, "halted vCPU named", r"^watchdog: vm0\.v0 guest=halted halt_if=0 .*timer=never", bad, 2)
+    need(s, "dump ends", r"^watchdog: ==== end of state dump", bad, 2)
+    need(s, "other VM passes", r"SUMMARY msr passed=\d+ failed=0", bad)
+    if "typing `w`" not in err:
+        bad.append("hvrun did not say it typed the dump key")
+    return bad, s + err
+
+
+def main():
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="watchdog-") as d:
+        for name, fn in (("stall", case_stall), ("timeout", case_timeout)):
+            t0 = time.time()
+            bad, text = fn(Path(d))
+            print(f"  watchdog {name:8s} {'ok ' if not bad else 'BAD'} {time.time() - t0:5.1f}s",
+                  flush=True)
+            for b in bad:
+                print(f"      {b}")
+            if bad:
+                ok = False
+                for ln in text.splitlines()[-40:]:
+                    print(f"      | {ln}")
+    print(f"watchdog: {'all cases ok' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
