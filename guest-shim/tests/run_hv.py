@@ -68,6 +68,12 @@ def cases(all_forms, seed=1):
                       GUEST / f"hostile{suffix}"),
                      ("kind=multiboot vcpus=1 mem=32M pcpus=1", GUEST / "timer.elf")],
                     "hostile"))
+    # Issue 10: vCPU 1 toggles the PTE of the page whose MMIO instruction
+    # vCPU 0's exits make the hypervisor fetch; ipi (2 vCPUs) beside it.
+    out.append(("mmiorace-64.elf+ipi", 2,
+                [("kind=multiboot vcpus=2 mem=32M pcpus=0,1", GUEST / "mmiorace-64.elf"),
+                 ("kind=multiboot vcpus=2 mem=32M pcpus=1,0", GUEST / "ipi.elf")],
+                "mmiorace"))
     # A platform timer (RTC) started by vCPU 1 for vCPU 0 halted on another pCPU.
     out.append(("devcross-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M pcpus=0,1",
                                         GUEST / "devcross-64.elf")], "devcross"))
@@ -109,6 +115,16 @@ def judge(kind, serial, status):
         for t in ("hostile", "timer"):
             if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
                 bad.append(f"{t} VM did not pass")
+        return bad
+    if kind == "mmiorace":
+        # The victim passes; the attacker passes or was stopped by the
+        # hypervisor (never a wrong value, never a hung or crashed run).
+        bad = [f"FAIL {n}" for n in fails]
+        if not re.search(r"SUMMARY ipi passed=\d+ failed=0", serial):
+            bad.append("victim VM (ipi) did not pass")
+        if not (re.search(r"SUMMARY mmiorace passed=\d+ failed=0", serial) or
+                re.search(r"stopping the VM", serial)):
+            bad.append("attacker neither finished nor was stopped")
         return bad
     bad = [f"FAIL {n}" for n in fails]
     if not re.search(rf"SUMMARY {kind} passed=\d+ failed=0", serial):

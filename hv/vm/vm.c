@@ -18,6 +18,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
+#include "hypercall.h"
 #include "errno.h"
 #include "log.h"
 
@@ -99,6 +100,7 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	vm->p = *p;
 	vm->id = (unsigned)p->vm;
 	vm->nr_vcpus = p->vcpus;
+	hcall_limits_init(vm);
 	cpuid_count(0, 0, &r);
 	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
 	/* KVM's PV ABI (vmx/kvm_pv.h): on for kind=linux unless kvm=off. */
@@ -197,6 +199,9 @@ static bool vm_succeeded(const struct vm *vm)
 
 void vm_print_exits(struct vm *vm)
 {
+	spin_lock(&vm->lock);
+	hcall_limits_report(vm);
+	spin_unlock(&vm->lock);
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
 		struct vcpu *v = vm->vcpu[i];
 		struct sched_vcpu_stats st;

@@ -4,6 +4,7 @@
 #define HV_VM_VM_H
 #include "compiler.h"
 #include "spinlock.h"
+#include "lib/ratelimit.h"
 #include "bootinfo.h"
 #include "vm/vcpu.h"
 #include "vm/modstr.h"
@@ -41,6 +42,10 @@ struct vm {
 	char line[160];                  /* guest console line being assembled */
 	unsigned line_len;
 	unsigned msr_gp_logged;           /* refused MSR accesses reported */
+	/* Console output an unprivileged VM causes by hypercall (hypercall.c,
+	 * docs/security.md); under lock. */
+	struct ratelimit rl_console;      /* test-result lines, console puts */
+	struct ratelimit rl_vprof;        /* vProfile starts (each stop dumps) */
 };
 
 extern struct vm *vms[VM_MAX];

@@ -130,8 +130,21 @@ void vprof_glue_shutdown(void)
  * hv/trace/hcall.c's. They run on v's own pCPU. */
 static int64_t vprof_glue_hcall(struct vcpu *v, uint32_t nr, uint64_t a0)
 {
+	struct vm *vm = v->vm;
+
 	if (!READ_ONCE(vprof_glue_ready))
 		return -ENODEV;
+	if (nr == HC_VPROF_START) {
+		bool ok;
+
+		/* Each started profile is dumped once: the start is what an
+		 * unprivileged VM's dump budget counts (hypercall.c). */
+		spin_lock(&vm->lock);
+		ok = hcall_output_allowed(vm, &vm->rl_vprof, "vProfile starts");
+		spin_unlock(&vm->lock);
+		if (!ok)
+			return -EAGAIN;
+	}
 	return vprof_hcall(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, nr, a0,
 			   time_now());
 }

@@ -10,6 +10,7 @@
 #define CRC_CR0_PG  BIT(31)
 #define CRC_CR4_PAE BIT(5)
 #define CRC_CR4_VMXE BIT(13)
+#define CRC_CR4_PCIDE BIT(17)
 /* Bit 15 and 26-63 are reserved; VMXE because VMX is not offered. */
 #define CRC_CR4_RESERVED (BIT(15) | BIT(13) | ~0x3ffffffull)
 
@@ -28,6 +29,8 @@ static inline bool cr0_write_ok(uint64_t v, bool lma)
 static inline bool cr4_write_ok(uint64_t v, bool lma)
 {
 	if (v & CRC_CR4_RESERVED)
+		return false;
+	if ((v & CRC_CR4_PCIDE) && !lma)   /* PCIDE outside IA-32e mode (SDM MOV CR) */
 		return false;
 	return !(lma && !(v & CRC_CR4_PAE));
 }

@@ -87,6 +87,10 @@ static enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
+/* WBINVD, and INVD (which always exits, SDM vol. 3 §26.1.2): the guest's
+ * RAM is ordinary write-back memory, so there is nothing to write back for
+ * it; INVD must not really discard caches that hold the hypervisor's and
+ * other VMs' dirty lines, so it is done as WBINVD (as KVM does). */
 static enum exit_action exit_wbinvd(struct vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
@@ -149,6 +153,7 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_EPT_VIOLATION] = exit_ept_violation,
 	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
+	[EXIT_REASON_INVD] = exit_wbinvd,
 	[EXIT_REASON_XSETBV] = exit_xsetbv,
 	[EXIT_REASON_RDPMC] = exit_rdpmc,     /* only with a host PMU in use */
 };
@@ -176,7 +181,7 @@ static const char *reason_name(uint32_t r)
 	static const char *const names[EXIT_REASON_MAX] = {
 		[0] = "exception/NMI", [1] = "external interrupt", [2] = "triple fault",
 		[3] = "INIT", [4] = "SIPI", [7] = "interrupt window", [9] = "task switch",
-		[10] = "CPUID", [12] = "HLT", [18] = "VMCALL", [28] = "CR access",
+		[10] = "CPUID", [12] = "HLT", [13] = "INVD", [18] = "VMCALL", [28] = "CR access",
 		[29] = "DR access", [30] = "I/O", [31] = "RDMSR", [32] = "WRMSR",
 		[33] = "invalid guest state", [34] = "MSR loading", [40] = "PAUSE",
 		[43] = "TPR below threshold", [44] = "APIC access", [45] = "EOI induced",

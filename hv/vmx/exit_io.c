@@ -17,7 +17,12 @@
 #define IOQ_REP        BIT(5)
 #define IOQ_PORT(q)    ((uint16_t)((q) >> 16))
 #define RFLAGS_DF      BIT(10)
-#define STRING_IO_MAX  65536   /* items per exit; REP continues on re-entry */
+/* Items per exit: each may reach a device under vm->lock with interrupts off
+ * (a UART byte can flush a console line), so a REP with RCX = 65536 is done
+ * 16 at a time. RCX and RSI/RDI are updated and RIP stays, so the guest
+ * re-executes the rest, as the CPU does when it takes an interrupt between
+ * iterations (SDM vol. 2 REP). */
+#define STRING_IO_MAX  16
 
 /* After an access that may move a device deadline or the 8259's output: if
  * a deadline now comes before the one the preemption timer was armed for,

@@ -3,6 +3,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/cr_check.h"
+#include "vmx/pat.h"
 #include "vmx/caps.h"
 #include "vm/vm.h"
 #include "arch/x86/cpu.h"
@@ -107,6 +108,8 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 		update_long_mode(vmcs_readnat(VMCS_CR0_SHADOW), *val);
 		return 0;
 	case MSR_H_PAT:
+		if (write && !pat_write_ok(*val))
+			return -1;   /* #GP: a reserved memory type (SDM §11.12.2) */
 		if (write)
 			vmcs_write64(VMCS_GUEST_PAT, *val);
 		else

@@ -27,6 +27,8 @@ START_TEST(test_cr4)
 	ck_assert(!cr4_write_ok(0x100000020ull, true));      /* bit 32 */
 	ck_assert(!cr4_write_ok(0x0, true));                 /* PAE off in IA-32e mode */
 	ck_assert(cr4_write_ok(0x0, false));
+	ck_assert(!cr4_write_ok(0x20020, false));            /* PCIDE outside IA-32e mode */
+	ck_assert(cr4_write_ok(0x20020, true));
 }
 END_TEST
 
