@@ -31,9 +31,10 @@ static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool wr
 		uint64_t gpa;
 		uint8_t *h;
 
-		if (gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, &gpa) ||
-		    !(h = gpa_to_hva(v->vm, gpa, chunk)))
-			return -EFAULT;
+		if (gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, &gpa))
+			return -ENOENT;   /* not mapped: the guest's #PF */
+		if (!(h = gpa_to_hva(v->vm, gpa, chunk)))
+			return -EFAULT;   /* mapped outside RAM */
 		write ? memcpy(h, b, chunk) : memcpy(b, h, chunk);
 		la += chunk;
 		b += chunk;
@@ -66,8 +67,10 @@ int guest_fetch_insn(struct vcpu *v, uint64_t la, uint8_t *buf, size_t max)
 	 * maps or unmaps between the two reads changes how much is fetched,
 	 * never how much is written (issue 10: the retry used to read up to the
 	 * page end into a 15-byte buffer). */
-	if (copy_linear(v, la, buf, first, false))
-		return -EFAULT;
+	int r = copy_linear(v, la, buf, first, false);
+
+	if (r)
+		return r;
 	if (first < max && copy_linear(v, la + first, buf + first, max - first, false))
 		return (int)first;
 	return (int)max;

@@ -19,14 +19,15 @@ struct gpaging {
 int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
 	  bool write, uint64_t *gpa);
 
-/* Copy to/from guest linear memory using the current VMCS's paging state. */
+/* Copy to/from guest linear memory using the current VMCS's paging state:
+ * 0, -ENOENT (a page is not mapped) or -EFAULT (mapped outside RAM). */
 int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n);
 int guest_write_linear(struct vcpu *v, uint64_t la, const void *buf, size_t n);
 
 /* Fetch up to max instruction bytes at linear address la, page by page:
  * never writes more than max bytes to buf, whatever the guest's page tables
  * do meanwhile. Returns the number of bytes fetched (a second page that is
- * not mapped shortens the fetch), or -EFAULT when not even the first byte's
- * page is mapped. */
+ * not mapped shortens the fetch), or, for the first byte's page, -ENOENT
+ * (not mapped) or -EFAULT (mapped outside RAM). */
 int guest_fetch_insn(struct vcpu *v, uint64_t la, uint8_t *buf, size_t max);
 #endif

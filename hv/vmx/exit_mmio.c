@@ -9,6 +9,9 @@
 #include "vm/vm.h"
 #include "vm/gmem.h"
 #include "load/loader.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "errno.h"
 #include "log.h"
 
 #define AR_L  BIT(13)
@@ -39,6 +42,24 @@ static enum decode_mode cpu_mode(void)
 	return (ar & AR_DB) ? DECODE_MODE_32 : DECODE_MODE_16;
 }
 
+/* The page holding the instruction is gone by the time we fetch it (a
+ * sibling vCPU unmapped it after the CPU executed from it): deliver the #PF
+ * the fetch takes now, as if the unmapping had come first (SDM vol. 3 §4.7:
+ * not present, I/D set when execute-disable or SMEP applies, U/S from CPL).
+ * The instruction is not retired: RIP stays. */
+static enum exit_action mmio_fetch_fault(struct vcpu *v, uint64_t la)
+{
+	uint64_t efer = vmcs_read64(VMCS_GUEST_EFER), cr4 = vmcs_readnat(VMCS_GUEST_CR4);
+	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
+	uint32_t err = cpl == 3 ? 4u : 0;
+
+	if (((efer & EFER_NXE) && (cr4 & CR4_PAE)) || (cr4 & CR4_SMEP))
+		err |= 0x10;
+	write_cr2(la);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
+	vcpu_queue_exception(v, 14, true, err);
+	return EXIT_RESUME;
+}
+
 static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64_t gpa)
 {
 	uint8_t buf[DECODE_MAX_LEN];
@@ -49,6 +70,8 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 
 	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
 
+	if (n == -ENOENT)
+		return mmio_fetch_fault(v, rip);
 	if (n <= 0)
 		return exit_fail(v, x, "cannot fetch the MMIO instruction");
 	r = decode_mmio(buf, (size_t)n, cpu_mode(), &in);

@@ -26,6 +26,7 @@
 #define CR4_FSGSBASE BIT(16)
 #define CR4_PCIDE BIT(17)
 #define CR4_OSXSAVE BIT(18)
+#define CR4_SMEP BIT(20)
 
 #define RFLAGS_IF BIT(9)
 
