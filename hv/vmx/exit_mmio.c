@@ -75,6 +75,11 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	if (n <= 0)
 		return exit_fail(v, x, "cannot fetch the MMIO instruction");
 	r = decode_mmio(buf, (size_t)n, cpu_mode(), &in);
+	/* The same race for an instruction that straddles two pages (found by
+	 * make fuzz, guest hvfuzz): the fetch stopped at the end of the first
+	 * page because the second is gone now; its #PF is the one to take. */
+	if (r == -EAGAIN && n < (int)sizeof(buf))
+		return mmio_fetch_fault(v, rip + (uint64_t)n);
 	if (r)
 		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
 	reg = vcpu_gpr(v, in.reg);

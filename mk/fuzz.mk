@@ -1,0 +1,56 @@
+# Fuzzing the parsers a guest or the boot loader feeds (docs/security.md,
+# "Fuzzing"): libFuzzer harnesses test/fuzz/fuzz_<name>.c built with clang
+# (-fsanitize=fuzzer,address,undefined) against the same hv/ sources and host
+# shim as their unit tests.
+#   make fuzz-host [FUZZ_SECONDS=300] [FUZZ_RUNS=10000000] [FUZZ_ONLY="acpi gwalk"]
+#   make test-fuzz-host   (part of make test: FUZZ_TEST_SECONDS each on the corpus)
+# Corpora: build/fuzz/corpus/<name> (seeded by test/fuzz/seeds.py), crashing
+# inputs: build/fuzz/crashes/<name>-crash-*, replayed by build/fuzz/fuzz_<name> FILE.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_RUNS    ?= 0
+FUZZ_TEST_SECONDS ?= 2
+FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Ihv -Itest/unit -Itest/fuzz -DHV_HOST=1 \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
+                -Wno-missing-field-initializers
+FUZZ_OUT     := $(BUILD)/fuzz
+
+# The hv/ sources each harness links (those of the unit test of that parser).
+fuzz_decode_SRCS   := hv/vmx/decode.c
+fuzz_cmdline_SRCS  := hv/cmdline.c hv/lib/fmt.c
+fuzz_modstr_SRCS   := hv/vm/modstr.c hv/cmdline.c hv/lib/fmt.c
+fuzz_bootinfo_SRCS := hv/bootinfo.c hv/lib/fmt.c
+fuzz_acpi_SRCS     := hv/arch/x86/acpi.c hv/arch/x86/mptable.c hv/lib/fmt.c
+fuzz_mptable_SRCS  := $(fuzz_acpi_SRCS)
+fuzz_mb1_SRCS      := hv/load/layout.c hv/load/mb1.c hv/load/mb1_info.c hv/load/flat.c hv/lib/fmt.c
+fuzz_bzimage_SRCS  := hv/load/bzimage.c hv/load/layout.c hv/lib/fmt.c
+fuzz_gwalk_SRCS    := hv/vm/gwalk.c
+FUZZ_NAMES := decode cmdline modstr bootinfo acpi mptable mb1 bzimage gwalk
+FUZZ_ONLY  ?= $(FUZZ_NAMES)
+FUZZ_BINS  := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
+
+define fuzz_rule
+$(FUZZ_OUT)/fuzz_$(1): test/fuzz/fuzz_$(1).c $$(fuzz_$(1)_SRCS) test/unit/shim.c \
+		$$(wildcard test/fuzz/*.h hv/*.h hv/*/*.h hv/*/*/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ $$< $$(fuzz_$(1)_SRCS) test/unit/shim.c
+endef
+$(foreach f,$(FUZZ_NAMES),$(eval $(call fuzz_rule,$(f))))
+
+fuzz-bins: $(FUZZ_BINS)
+
+fuzz-seeds:
+	@$(PYTHON) test/fuzz/seeds.py $(FUZZ_OUT)/corpus $(wildcard $(BUILD)/guest)
+
+fuzz-host: fuzz-bins fuzz-seeds
+	@$(PYTHON) test/fuzz/run.py --seconds $(FUZZ_SECONDS) --runs $(FUZZ_RUNS) \
+		--corpus $(FUZZ_OUT)/corpus --artifacts $(FUZZ_OUT)/crashes \
+		$(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_ONLY))
+
+TEST_TARGETS += test-fuzz-host
+test-fuzz-host: fuzz-bins fuzz-seeds
+	@$(PYTHON) test/fuzz/run.py --seconds $(FUZZ_TEST_SECONDS) \
+		--corpus $(FUZZ_OUT)/corpus --artifacts $(FUZZ_OUT)/crashes $(FUZZ_BINS)
+
+.PHONY: fuzz-bins fuzz-seeds fuzz-host test-fuzz-host
