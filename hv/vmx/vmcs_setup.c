@@ -5,6 +5,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
+#include "vmx/cr_check.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
@@ -65,8 +66,8 @@ static int setup_controls(struct vcpu *v)
 		vmcs_write32(VMCS_PLE_WINDOW, 4096);
 	}
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
-	vmcs_writenat(VMCS_CR0_MASK, CR0_NE | CR0_CD | CR0_NW);
-	vmcs_writenat(VMCS_CR4_MASK, CR4_VMXE);
+	vmcs_writenat(VMCS_CR0_MASK, VMCS_CR0_HOST_OWNED);
+	vmcs_writenat(VMCS_CR4_MASK, VMCS_CR4_HOST_OWNED);
 	return 0;
 }
 
@@ -145,6 +146,18 @@ void vmcs_guest_set_cr0(uint64_t val)
 	hw &= ~(CR0_CD | CR0_NW);   /* caching stays on under the guest */
 	vmcs_writenat(VMCS_GUEST_CR0, hw);
 	vmcs_writenat(VMCS_CR0_SHADOW, val);
+}
+
+uint64_t vmcs_guest_cr0(void)
+{
+	return cr_guest_view(vmcs_readnat(VMCS_GUEST_CR0), vmcs_readnat(VMCS_CR0_SHADOW),
+			     VMCS_CR0_HOST_OWNED);
+}
+
+uint64_t vmcs_guest_cr4(void)
+{
+	return cr_guest_view(vmcs_readnat(VMCS_GUEST_CR4), vmcs_readnat(VMCS_CR4_SHADOW),
+			     VMCS_CR4_HOST_OWNED);
 }
 
 void vmcs_guest_set_cr4(uint64_t val)
