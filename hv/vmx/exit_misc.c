@@ -35,6 +35,7 @@ static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vcpu *v
 		.cr4_osxsave = cr4 & CR4_OSXSAVE,
 		.cr4_pke = cr4 & BIT(22),
 		.apic_enabled = vlapic_hw_enabled(&v->lapic),
+		.xcr0 = v->fpu.xcr0,
 	};
 	struct cpuid_regs r;
 
