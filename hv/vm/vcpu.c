@@ -325,6 +325,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->id = id;
 	v->vmcs_cpu = -1;
 	v->sipi_vector = -1;
+	v->misc_enable = MSR_MISC_ENABLE_RESET;
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
 	v->vprof_on = vprof_glue_exit_flag(vm->id);
 	vm->vcpu[id] = v;

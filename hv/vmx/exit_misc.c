@@ -133,6 +133,10 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 		return 0;
 	case MSR_H_KVM:
 		return kvm_pv_msr(v, msr, write, val);
+	case MSR_H_MISC_ENABLE:
+		if (!write)
+			*val = v->misc_enable;
+		return write && !msr_misc_enable_write(&v->misc_enable, *val) ? -1 : 0;
 	default:
 		return -1;
 	}
