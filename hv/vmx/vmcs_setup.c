@@ -21,17 +21,22 @@ static int setup_controls(struct vcpu *v)
 	const struct vmx_caps *c = &vmx_caps;
 	struct vm *vm = v->vm;
 	uint32_t pin, proc, proc2 = 0, exit, entry;
+	/* PAUSE-loop exits let a spinning vCPU yield to the sibling it waits
+	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
+	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
+	 * (vProfile's PLE spin detection). */
+	bool ple = vm->p.ple_set ? vm->p.ple : vm->nr_vcpus > 1;
 
 	pin = vmx_ctl_adjust(&c->pin, PIN_EXTINT_EXIT | PIN_NMI_EXIT | PIN_PREEMPT_TIMER);
 	proc = vmx_ctl_adjust(&c->proc, PROC_HLT_EXIT | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
-			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT | PROC_PAUSE_EXIT |
-			      PROC_SECONDARY);
+			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT |
+			      (ple ? PROC_PAUSE_EXIT : 0) | PROC_SECONDARY);
 	/* PAUSE exiting only as a fallback when PAUSE-loop exiting is absent. */
 	if (vmx_ctl_has(&c->proc2, PROC2_PLE))
 		proc &= ~PROC_PAUSE_EXIT | c->proc.must1;
 	if (proc & PROC_SECONDARY)
 		proc2 = vmx_ctl_adjust(&c->proc2, PROC2_EPT | PROC2_VPID | PROC2_UNRESTRICTED |
-				       PROC2_PLE | PROC2_RDTSCP);
+				       (ple ? PROC2_PLE : 0) | PROC2_RDTSCP);
 	exit = vmx_ctl_adjust(&c->exit, EXIT_HOST_ADDR64 | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 			      EXIT_SAVE_PAT | EXIT_LOAD_PAT);
 	entry = vmx_ctl_adjust(&c->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT);
