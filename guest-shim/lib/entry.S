@@ -1,7 +1,8 @@
 /*
  * Entry of the guest test kernels (multiboot 0.6.96 section 3.2 contract):
  * EAX = 0x2BADB002, EBX = boot information, 32-bit protected mode, paging off,
- * interrupts off, GDTR and stack unspecified. Loads our GDT, zeroes .bss and,
+ * interrupts off, GDTR and stack unspecified. Records the entry GDTR, CS and
+ * DS (boot_entry_*: what the loader left, checked by test conform), loads our GDT, zeroes .bss and,
  * in the 64-bit build, identity-maps 4 GiB and enters long mode (SDM Vol. 3
  * 10.8.5). The AP trampoline (copied to low memory, entered by SIPI in real
  * mode at vector*4 KiB, SDM Vol. 3 10.4.4) lands in ap_entry32.
@@ -60,6 +61,9 @@ mb_entry:
 	cld
 	movl	%eax, boot_magic
 	movl	%ebx, boot_info
+	sgdt	boot_entry_gdtr            /* the loader's GDT, for test conform */
+	movw	%cs, boot_entry_cs
+	movw	%ds, boot_entry_ds
 	lgdt	gdt_desc
 	ljmp	$SEL_CODE32, $1f
 1:	LOAD_DATA_SEGS
@@ -182,6 +186,13 @@ boot_magic:
 	.long	0
 boot_info:
 	.long	0
+	.globl	boot_entry_gdtr, boot_entry_cs, boot_entry_ds
+boot_entry_gdtr:                           /* limit (2 bytes), base (4 bytes) */
+	.skip	6
+boot_entry_cs:
+	.word	0
+boot_entry_ds:
+	.word	0
 
 	.section .bss
 	.p2align 12

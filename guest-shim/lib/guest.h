@@ -49,6 +49,11 @@ void idt_load(void);                  /* on APs */
 void irq_set_handler(unsigned vector, irq_handler_t fn);
 extern volatile uint32_t irq_counts[256];
 extern volatile uint32_t exc_counts[32];
+extern volatile uintptr_t exc_last_flags;  /* RFLAGS pushed by the last exception */
+/* What the boot loader left at the kernel entry (entry.S). */
+struct gdtr32 { uint16_t limit; uint32_t base; } __attribute__((packed));
+extern struct gdtr32 boot_entry_gdtr;
+extern uint16_t boot_entry_cs, boot_entry_ds;
 /* Called for a vector 0-31 event no exception-table entry catches (an NMI,
  * an interrupt sent at a low vector); true = handled, return to the guest. */
 extern bool (*exc_hook)(unsigned vector);

@@ -83,9 +83,12 @@ static bool exc_fixup(struct isr_frame *f)
 
 bool (*exc_hook)(unsigned vector);
 
+volatile uintptr_t exc_last_flags;
+
 static void exc_handle(struct isr_frame *f)
 {
 	__atomic_fetch_add(&exc_counts[f->vector], 1, __ATOMIC_RELAXED);
+	exc_last_flags = f->flags;
 	if (exc_fixup(f))
 		return;
 	if (exc_hook && exc_hook((unsigned)f->vector))

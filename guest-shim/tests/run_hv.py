@@ -31,7 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 GUEST = REPO / "build" / "guest"
-TESTS = ["cpuid", "msr", "pio", "timer", "ipi", "smp", "ioapic", "ept", "pause",
+TESTS = ["cpuid", "msr", "pio", "timer", "ipi", "smp", "ioapic", "ept", "pause", "conform",
          "hypercall", "singlestep"]
 VCPUS = {"cpuid": 2, "ipi": 2, "smp": 4}
 FAIL = re.compile(r"TEST (\S+) FAIL")
@@ -129,6 +129,14 @@ def judge(kind, serial, status):
     bad = [f"FAIL {n}" for n in fails]
     if not re.search(rf"SUMMARY {kind} passed=\d+ failed=0", serial):
         bad.append("no passing SUMMARY line")
+    if kind == "pause":
+        # One vCPU: nothing to yield to, so no PAUSE(-loop) exits (reason 40).
+        lines = re.findall(r"vm0 vcpu0 exits by reason:(.*)", serial)
+        if not lines:
+            bad.append("no 'vm0 vcpu0 exits by reason' line")
+        for line in lines:
+            if re.search(r"(^|\s)40:", line):
+                bad.append(f"PAUSE exits in a 1-vCPU VM:{line}")
     return bad
 
 

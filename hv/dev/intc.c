@@ -116,6 +116,8 @@ int vintc_add_vcpu(struct vintc *ic, unsigned vcpu, struct vlapic *l, void *apic
 	    !IS_ALIGNED((uintptr_t)apic_page, PAGE_SIZE))
 		return trace_error(-EINVAL);
 	vlapic_init(l, apic_page, vcpu, &ic->lapic_ops);
+	if (ic->maxphyaddr)
+		vlapic_set_maxphyaddr(l, ic->maxphyaddr);
 	spin_lock(&ic->lock);
 	ic->lapic[vcpu] = l;
 	ic->nr_vcpus = vcpu + 1;

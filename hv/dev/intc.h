@@ -31,6 +31,7 @@ struct vintc {
 	struct vioapic ioapic;
 	struct vpic pic;
 	gpa_t ioapic_base;
+	unsigned maxphyaddr;            /* the guest's, for IA32_APIC_BASE (0: 52) */
 	uint64_t ipis, irqs;            /* statistics */
 };
 

@@ -173,8 +173,15 @@ void vlapic_init(struct vlapic *l, void *page, unsigned vcpu, const struct vlapi
 	l->vcpu = vcpu;
 	l->mode = VLAPIC_XAPIC;
 	l->apic_base = GUEST_LAPIC_BASE | APIC_BASE_EN | (vcpu == 0 ? APIC_BASE_BSP : 0);
+	l->base_addr = APIC_BASE_ADDR;
 	l->sipi_armed = vcpu != 0;
 	regs_reset(l, vcpu << 24);
+}
+
+void vlapic_set_maxphyaddr(struct vlapic *l, unsigned bits)
+{
+	if (bits >= 32 && bits < 52)   /* the LAPIC page (below 4 GiB) stays addressable */
+		l->base_addr = APIC_BASE_ADDR & ((1ull << bits) - 1);
 }
 
 void vlapic_init_signal(struct vlapic *l)
@@ -691,7 +698,7 @@ int vlapic_base_write(struct vlapic *l, uint64_t val)
 {
 	enum vlapic_mode to, from = l->mode;
 
-	if (val & ~(APIC_BASE_ADDR | APIC_BASE_BSP | APIC_BASE_EXTD | APIC_BASE_EN))
+	if (val & ~(l->base_addr | APIC_BASE_BSP | APIC_BASE_EXTD | APIC_BASE_EN))
 		return -EINVAL;
 	if ((val & APIC_BASE_EXTD) && !(val & APIC_BASE_EN))
 		return -EINVAL;

@@ -50,7 +50,7 @@
 #define APIC_BASE_BSP   BIT(8)
 #define APIC_BASE_EXTD  BIT(10)
 #define APIC_BASE_EN    BIT(11)
-#define APIC_BASE_ADDR  0x000ffffffffff000ULL   /* MAXPHYADDR taken as 52 */
+#define APIC_BASE_ADDR  0x000ffffffffff000ULL   /* MAXPHYADDR 52; vlapic.base_addr narrows it */
 
 #define APIC_SVR_ENABLE BIT(8)
 #define APIC_LVT_MASKED BIT(16)
@@ -116,6 +116,7 @@ struct vlapic {
 	const struct vlapic_ops *ops;
 	unsigned vcpu;           /* index in the VM; also the initial APIC ID */
 	uint64_t apic_base;      /* IA32_APIC_BASE */
+	uint64_t base_addr;      /* writable address bits: 12..MAXPHYADDR-1 (SDM §11.4.4) */
 	enum vlapic_mode mode;
 	uint32_t esr_pending;    /* errors collected since the last ESR write */
 	bool nmi_pending;
@@ -135,6 +136,9 @@ struct vlapic {
 void vlapic_init(struct vlapic *l, void *page, unsigned vcpu, const struct vlapic_ops *ops);
 /* INIT signal: registers to their INIT state, ID and mode kept (SDM §11.4.7.3). */
 void vlapic_init_signal(struct vlapic *l);
+/* The guest's MAXPHYADDR (CPUID 0x80000008.EAX[7:0]): IA32_APIC_BASE bits
+ * from it up to 63 are reserved (#GP on WRMSR). Default 52. */
+void vlapic_set_maxphyaddr(struct vlapic *l, unsigned bits);
 
 /* xAPIC MMIO at offset 0..0xfff of the APIC page. Reads of size 1/2/4 inside
  * one register, writes of size 4. 0 or -EINVAL (malformed access; ignored by

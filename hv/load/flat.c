@@ -14,7 +14,7 @@ int load_flat(const struct guest_ram *ram, const struct guest_image *img,
 {
 	uint64_t top = MIN(ram->size, GUEST_MAX_RAM);
 	struct load_used used = { 0 };
-	uint32_t info;
+	uint32_t info, gdt;
 	int rc;
 
 	if (!img->data || img->size == 0) {
@@ -30,9 +30,9 @@ int load_flat(const struct guest_ram *ram, const struct guest_image *img,
 	if (rc)
 		return rc;
 	memcpy(ram->base + FLAT_LOAD_GPA, img->data, img->size);
-	rc = mb1_info_build(ram, img, &used, &info);
+	rc = mb1_info_build(ram, img, &used, &info, &gdt);
 	if (rc)
 		return rc;
-	mb1_entry_init(out, (uint32_t)FLAT_LOAD_GPA, info);
+	mb1_entry_init(out, (uint32_t)FLAT_LOAD_GPA, info, gdt);
 	return 0;
 }

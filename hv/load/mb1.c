@@ -194,7 +194,8 @@ static int mb1_load_elf(const struct guest_ram *ram, const struct guest_image *i
 	return 0;
 }
 
-void mb1_entry_init(struct guest_entry *out, uint32_t entry, uint32_t info_gpa)
+void mb1_entry_init(struct guest_entry *out, uint32_t entry, uint32_t info_gpa,
+		    uint32_t gdt_gpa)
 {
 	memset(out, 0, sizeof(*out));
 	out->mode = GUEST_MODE_PROT32;
@@ -203,8 +204,10 @@ void mb1_entry_init(struct guest_entry *out, uint32_t entry, uint32_t info_gpa)
 	out->rax = MB1_BOOT_MAGIC;
 	out->rbx = info_gpa;
 	out->cr0 = 0x11;             /* PE | ET; PG off */
-	out->cs = 0x08;              /* flat code/data; GDTR left for the OS (spec 3.2) */
-	out->ds = 0x10;
+	out->cs = MB1_ENTRY_CS;      /* flat code/data, also in the GDT (mb1_info.c) */
+	out->ds = MB1_ENTRY_DS;
+	out->gdt_base = gdt_gpa;
+	out->gdt_limit = MB1_ENTRY_GDT_LIMIT;
 }
 
 int load_multiboot1(const struct guest_ram *ram, const struct guest_image *img,
@@ -212,7 +215,7 @@ int load_multiboot1(const struct guest_ram *ram, const struct guest_image *img,
 {
 	struct load_used used = { 0 };
 	struct mb1_header h;
-	uint32_t entry, info;
+	uint32_t entry, info, gdt;
 	size_t hoff;
 	int rc = mb1_header_find(img, &h, &hoff);
 
@@ -227,9 +230,9 @@ int load_multiboot1(const struct guest_ram *ram, const struct guest_image *img,
 	else
 		rc = mb1_load_elf(ram, img, &used, &entry);
 	if (!rc)
-		rc = mb1_info_build(ram, img, &used, &info);
+		rc = mb1_info_build(ram, img, &used, &info, &gdt);
 	if (rc)
 		return rc;
-	mb1_entry_init(out, entry, info);
+	mb1_entry_init(out, entry, info, gdt);
 	return 0;
 }

@@ -65,10 +65,17 @@ int load_range_claim(const struct guest_ram *ram, struct load_used *used,
 /* Lowest free RAM range of len bytes aligned to align at or above min. */
 int load_range_find(const struct guest_ram *ram, const struct load_used *used,
 		    uint64_t len, uint64_t align, uint64_t min, uint64_t *gpa);
-/* Build the multiboot info block (and place the initrd as module 0); the
- * ranges in used are avoided. Sets *info_gpa. */
+/* Entry selectors: the GDT the loader leaves has flat code at 0x08 and flat
+ * data at 0x10, as QEMU's and GRUB-like loaders leave it. */
+#define MB1_ENTRY_CS    0x08
+#define MB1_ENTRY_DS    0x10
+#define MB1_ENTRY_GDT_LIMIT (3 * 8 - 1)
+/* Build the multiboot info block (and place the initrd as module 0) and the
+ * entry GDT; the ranges in used are avoided. Sets *info_gpa and *gdt_gpa. */
 int mb1_info_build(const struct guest_ram *ram, const struct guest_image *img,
-		   struct load_used *used, uint32_t *info_gpa);
-/* Entry state of spec 3.2: 32-bit protected mode, paging off, flat segments. */
-void mb1_entry_init(struct guest_entry *out, uint32_t entry, uint32_t info_gpa);
+		   struct load_used *used, uint32_t *info_gpa, uint32_t *gdt_gpa);
+/* Entry state of spec 3.2: 32-bit protected mode, paging off, flat segments
+ * described by the GDT at gdt_gpa. */
+void mb1_entry_init(struct guest_entry *out, uint32_t entry, uint32_t info_gpa,
+		    uint32_t gdt_gpa);
 #endif

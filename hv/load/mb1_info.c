@@ -1,5 +1,6 @@
 /* Multiboot 1 boot information block (spec 3.3): memory sizes, the e820 map
- * as mmap, command line, boot loader name and the initrd as module 0. The
+ * as mmap, command line, boot loader name and the initrd as module 0, plus
+ * the flat GDT the kernel is entered with. The
  * block goes in the lowest free RAM at or above 4 KiB (page 0 stays free for
  * a real-mode IVT or a SIPI-vector-0 trampoline), never over the kernel. */
 #include "load/mb1.h"
@@ -11,6 +12,17 @@
 #define MB1_MAX_E820       8
 #define MB1_MAX_CMDLINE    4096u
 #define MB1_MOD_STRING     "initrd"
+
+/* The GDT the kernel finds at entry: null, flat 32-bit code at MB1_ENTRY_CS,
+ * flat data at MB1_ENTRY_DS (the layout of QEMU's multiboot option ROM; the
+ * spec (3.2) leaves GDTR undefined, but kernels reload their segment registers
+ * from it before their own LGDT). Accessed bits preset: never written back. */
+static const uint64_t mb1_gdt[3] = {
+	0,
+	0x00cf9b000000ffffull,   /* base 0, limit 4 GiB, 32-bit, execute/read */
+	0x00cf93000000ffffull,   /* base 0, limit 4 GiB, read/write */
+};
+_Static_assert(MB1_ENTRY_CS == 8 && MB1_ENTRY_DS == 16, "mb1_gdt layout");
 
 struct info_plan {
 	struct e820_entry e820[MB1_MAX_E820];
@@ -105,7 +117,7 @@ static void mb1_info_fill(const struct guest_ram *ram, const struct guest_image 
 }
 
 int mb1_info_build(const struct guest_ram *ram, const struct guest_image *img,
-		   struct load_used *used, uint32_t *info_gpa)
+		   struct load_used *used, uint32_t *info_gpa, uint32_t *gdt_gpa)
 {
 	struct info_plan p = { 0 };
 	uint64_t base;
@@ -123,6 +135,8 @@ int mb1_info_build(const struct guest_ram *ram, const struct guest_image *img,
 	p.total = sizeof(struct mb1_info) + p.n_e820 * sizeof(struct mb1_mmap_entry) +
 		  p.cmd_len + 1 + sizeof(MB1_LOADER_NAME) +
 		  sizeof(struct mb1_module) + sizeof(MB1_MOD_STRING);
+	/* The entry GDT goes right after the block, in the same claimed range. */
+	p.total = ALIGN_UP(p.total, 8) + sizeof(mb1_gdt);
 	rc = load_range_find(ram, used, p.total, 16, MB1_INFO_MIN_GPA, &base);
 	if (!rc)
 		rc = load_range_claim(ram, used, base, p.total, "mb1 info block");
@@ -130,5 +144,7 @@ int mb1_info_build(const struct guest_ram *ram, const struct guest_image *img,
 		return rc;
 	mb1_info_fill(ram, img, &p, base);
 	*info_gpa = (uint32_t)base;
+	*gdt_gpa = (uint32_t)(base + p.total - sizeof(mb1_gdt));
+	memcpy(gpa_ptr(ram, *gdt_gpa), mb1_gdt, sizeof(mb1_gdt));
 	return 0;
 }

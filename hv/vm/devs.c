@@ -6,6 +6,7 @@
 #include "lib/string.h"
 #include "dev/pci_absent.h"
 #include "arch/x86/time.h"
+#include "arch/x86/cpu.h"
 #include "errno.h"
 #include "log.h"
 
@@ -64,6 +65,18 @@ static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
 	}
 }
 
+/* The guest's MAXPHYADDR: leaf 0x80000008 passes through the CPUID filter. */
+static unsigned guest_maxphyaddr(void)
+{
+	struct cpuid_regs r;
+
+	cpuid_count(0x80000000u, 0, &r);
+	if (r.eax < 0x80000008u)
+		return 36;   /* SDM vol. 3 §4.1.4 */
+	cpuid_count(0x80000008u, 0, &r);
+	return r.eax & 0xff;
+}
+
 static stime_t tsc_to_ns(void *ctx, uint64_t guest_tsc)
 {
 	/* Guests see the host TSC (offset 0), so the host conversion applies. */
@@ -87,6 +100,7 @@ int vm_devs_init(struct vm *vm)
 	};
 	cfg.host = &d->host;
 	vintc_init(&d->intc, &d->host, tsc_to_ns, vm);
+	d->intc.maxphyaddr = guest_maxphyaddr();
 	pcdev_init(&d->pc, &cfg);
 	return 0;
 }

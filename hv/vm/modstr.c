@@ -102,6 +102,8 @@ static int set_param(struct vm_params *p, const char *k, const char *v)
 		return (r = cmdline_parse_enum(v, modes)) < 0 ? -EINVAL :
 		       (p->vprof_dedicated = r == 1, 0);
 	}
+	if (!strcmp(k, "ple"))
+		return cmdline_parse_bool(v, &p->ple) ? -EINVAL : (p->ple_set = true, 0);
 	if (!strcmp(k, "kvm"))
 		return cmdline_parse_bool(v, &p->kvm_pv) ? -EINVAL : (p->kvm_set = true, 0);
 	if (!strcmp(k, "name")) {

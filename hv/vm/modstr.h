@@ -24,6 +24,8 @@ struct vm_params {
 	bool apicv_set;
 	bool kvm_pv;                 /* kvm=on: KVM paravirtual signature and MSRs */
 	bool kvm_set;                /* kvm= given (else on for kind=linux) */
+	bool ple;                    /* ple=on|off: PAUSE-loop exiting */
+	bool ple_set;                /* ple= given (else on with more than one vCPU) */
 	bool con;                    /* type=con|hit (co-scheduling class, seed 003) */
 	bool sa;                     /* sa=on: scheduler-activation upcalls (seed 000) */
 	bool vprof_dedicated;        /* vprof=dedicated: may request vProfile dedicated mode */

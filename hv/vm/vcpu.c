@@ -7,6 +7,7 @@
 #include "vmx/entry.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
+#include "vmx/exc_class.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
 #include "vmx/kvm_pv.h"
@@ -96,6 +97,10 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	if (after_exit && reinject_vectoring())
 		return vid;
 	if (e->valid) {
+		uint64_t fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
+
+		if (exc_inject_rflags(fl, e->vector) != fl)   /* pushed RF=1 (exc_class.h) */
+			vmcs_writenat(VMCS_GUEST_RFLAGS, exc_inject_rflags(fl, e->vector));
 		info = INTR_INFO_VALID | INTR_TYPE_HW_EXC | e->vector;
 		if (e->has_err) {
 			info |= INTR_INFO_ERR_VALID;
@@ -320,6 +325,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->id = id;
 	v->vmcs_cpu = -1;
 	v->sipi_vector = -1;
+	v->misc_enable = MSR_MISC_ENABLE_RESET;
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
 	v->vprof_on = vprof_glue_exit_flag(vm->id);
 	vm->vcpu[id] = v;

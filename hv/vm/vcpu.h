@@ -54,6 +54,7 @@ struct vcpu {
 		uint8_t vector;
 		uint32_t err;
 	} pending_exc;
+	uint64_t misc_enable;       /* IA32_MISC_ENABLE as the guest last wrote it */
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];
 	uint64_t ple_exits;

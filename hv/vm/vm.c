@@ -88,6 +88,24 @@ static int vm_load(struct vm *vm, const struct bootinfo_module *k, const struct 
 	return -EINVAL;
 }
 
+/* What the guest's CPUID says about XSAVE and the TSC/LAPIC clocks
+ * (vmx/cpuid_filter.h): the host's XSAVE components that have a size, the
+ * TSC rate the guest sees (the host's: no TSC scaling) and the vLAPIC's
+ * 1 GHz input clock. */
+static void vm_cpuid_platform(struct cpuid_policy *cp)
+{
+	struct cpuid_regs d0, sub[CPUID_XSAVE_COMPS];
+
+	if (cpu_has(1, CPUID_ECX, 26)) {
+		cpuid_count(0xd, 0, &d0);
+		for (unsigned i = 0; i < CPUID_XSAVE_COMPS; i++)
+			cpuid_count(0xd, i, &sub[i]);
+		cpuid_policy_xsave(cp, ((uint64_t)d0.edx << 32) | d0.eax, sub);
+	}
+	cp->tsc_khz = (uint32_t)MIN(tsc_hz / 1000, 0xffffffffull);
+	cp->lapic_hz = (uint32_t)VLAPIC_BUS_HZ;
+}
+
 static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 		     const struct bootinfo_module *initrd)
 {
@@ -103,6 +121,7 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	hcall_limits_init(vm);
 	cpuid_count(0, 0, &r);
 	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
+	vm_cpuid_platform(&vm->cpuid);
 	/* KVM's PV ABI (vmx/kvm_pv.h): on for kind=linux unless kvm=off. */
 	vm->msrs.kvm_pv = vm->cpuid.kvm_sig = p->kvm_set ? p->kvm_pv : p->kind == VM_KIND_LINUX;
 	vm->cpuid.kvm_features = vm->cpuid.kvm_sig ? kvm_pv_features() : 0;

@@ -4,6 +4,7 @@
  * shows what it emulates (x2APIC, TSC-deadline, ARAT, hypervisor bit) and
  * makes the topology a single package of nr_vcpus cores, one thread each. */
 #include "vmx/cpuid_filter.h"
+#include "vmx/xcr0.h"
 #include "compiler.h"
 #include "abi.h"
 #include "lib/string.h"
@@ -43,6 +44,7 @@
 #define L7_EBX_MPX        BIT(14)
 #define L7_EBX_RDT_A      BIT(15)
 #define L7_EBX_PT         BIT(25)
+#define L7_ECX_PKU        BIT(3)
 #define L7_ECX_OSPKE      BIT(4)
 #define L7_ECX_WAITPKG    BIT(5)
 #define L7_ECX_SGX_LC     BIT(30)
@@ -55,6 +57,8 @@
 #define X1_EDX_RDTSCP     BIT(27)
 
 #define CPUID_MIN_BASIC   0xbu   /* leaf 0xB is always synthesised (x2APIC IDs) */
+#define CPUID_MIN_TSC     0x16u  /* 0x15/0x16 synthesised when the TSC rate is known */
+#define XCR0_PKRU         BIT(9)
 #define HV_LEAF_BASE      0x40000000u
 #define HV_LEAF_KVM_FEAT  0x40000001u
 #define HV_LEAF_OURS_ALT  0x40000100u
@@ -137,7 +141,10 @@ static void cpuid_leaf7(const struct cpuid_policy *p, const struct cpuid_vcpu *v
 	if (!p->invpcid)
 		r->ebx &= ~(uint32_t)L7_EBX_INVPCID;
 	r->ecx &= ~(uint32_t)(L7_ECX_WAITPKG | L7_ECX_SGX_LC);
-	cpuid_set(&r->ecx, L7_ECX_OSPKE, v->cr4_pke && (r->ecx & BIT(3)));
+	/* PKRU is switched between vCPUs only as an XSAVE component (vmx/fpu.c). */
+	if (p->xcr0 && !(p->xcr0 & XCR0_PKRU))
+		r->ecx &= ~(uint32_t)L7_ECX_PKU;
+	cpuid_set(&r->ecx, L7_ECX_OSPKE, v->cr4_pke && (r->ecx & L7_ECX_PKU));
 	/* FSRM hidden: Bochs reports it with fast strings off (notes/linux-guest.md). */
 	r->edx &= ~(uint32_t)(L7_EDX_FSRM | L7_EDX_SPEC_MASK);
 }
@@ -159,6 +166,76 @@ static void cpuid_leaf_topo(const struct cpuid_policy *p, const struct cpuid_vcp
 	} else {
 		r->eax = 0;
 		r->ebx = 0;
+	}
+}
+
+void cpuid_policy_xsave(struct cpuid_policy *p, uint64_t host_xcr0, const struct cpuid_regs *sub)
+{
+	uint64_t x = host_xcr0 & (BIT(CPUID_XSAVE_COMPS) - 1);
+
+	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++)
+		if (!sub[i].eax || sub[i].ebx < CPUID_XSAVE_LEGACY)
+			x &= ~BIT(i);
+	/* Groups enabled only together (xcr0_valid()): all or none of each. */
+	if ((x & XCR0_AVX512) != XCR0_AVX512 || !(x & XCR0_AVX))
+		x &= ~XCR0_AVX512;
+	if ((x & (XCR0_BNDREGS | XCR0_BNDCSR)) != (XCR0_BNDREGS | XCR0_BNDCSR))
+		x &= ~(XCR0_BNDREGS | XCR0_BNDCSR);
+	if ((x & (XCR0_XTILECFG | XCR0_XTILEDATA)) != (XCR0_XTILECFG | XCR0_XTILEDATA))
+		x &= ~(XCR0_XTILECFG | XCR0_XTILEDATA);
+	if (!(x & XCR0_SSE))
+		x &= ~XCR0_AVX;
+	p->xcr0 = x & (XCR0_X87 | XCR0_SSE) ? x | XCR0_X87 : 0;
+	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++) {
+		p->xsave_size[i] = (p->xcr0 >> i) & 1 ? sub[i].eax : 0;
+		p->xsave_off[i] = (p->xcr0 >> i) & 1 ? sub[i].ebx : 0;
+	}
+	p->xsave_max = cpuid_xsave_size(p, p->xcr0);
+}
+
+uint32_t cpuid_xsave_size(const struct cpuid_policy *p, uint64_t xcr0)
+{
+	uint32_t end = CPUID_XSAVE_LEGACY;
+
+	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++)
+		if ((xcr0 & p->xcr0) >> i & 1)
+			end = MAX(end, p->xsave_off[i] + p->xsave_size[i]);
+	return end;
+}
+
+/* Leaf 0xD (SDM vol. 2A CPUID, vol. 1 §13.2): subleaf 0 from the offered
+ * components, subleaf i >= 2 zero for a user component not offered. */
+static void cpuid_leaf_xsave(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
+			     uint32_t subleaf, struct cpuid_regs *r)
+{
+	if (subleaf == 1 && !p->xsaves)
+		r->eax &= ~(uint32_t)LD1_EAX_XSAVES;
+	if (!p->xcr0)
+		return;
+	if (subleaf == 0) {
+		r->eax = (uint32_t)p->xcr0;
+		r->edx = (uint32_t)(p->xcr0 >> 32);
+		r->ecx = p->xsave_max;
+		r->ebx = cpuid_xsave_size(p, v->xcr0);
+	} else if (subleaf >= 2 && subleaf < 63 && !(r->ecx & 1) &&   /* ECX[0]: supervisor */
+		   !(subleaf < CPUID_XSAVE_COMPS && (p->xcr0 >> subleaf & 1))) {
+		cpuid_zero(r);
+	}
+}
+
+/* Leaves 0x15/0x16 (SDM vol. 2A CPUID): TSC = crystal * EBX / EAX, with the
+ * LAPIC timer's input clock as the crystal (Linux takes its LAPIC period from
+ * ECX: arch/x86/kernel/tsc.c native_calibrate_tsc()). */
+static void cpuid_leaf_tsc(const struct cpuid_policy *p, uint32_t leaf, struct cpuid_regs *r)
+{
+	cpuid_zero(r);
+	if (leaf == 0x15) {
+		r->eax = p->lapic_hz / 1000;   /* TSC Hz = lapic_hz * tsc_khz / (lapic_hz / 1000) */
+		r->ebx = p->tsc_khz;
+		r->ecx = p->lapic_hz;
+	} else {
+		r->eax = r->ebx = p->tsc_khz / 1000;   /* base, max MHz */
+		r->ecx = p->lapic_hz / 1000000;        /* bus (reference) MHz */
 	}
 }
 
@@ -193,6 +270,22 @@ static void cpuid_leaf_hv(const struct cpuid_policy *p, uint32_t leaf, struct cp
 	}
 }
 
+static bool cpuid_tsc_known(const struct cpuid_policy *p)
+{
+	return p->tsc_khz && p->lapic_hz >= 1000000;
+}
+
+static uint32_t cpuid_max_basic(const struct cpuid_policy *p)
+{
+	return cpuid_tsc_known(p) ? CPUID_MIN_TSC : CPUID_MIN_BASIC;
+}
+
+/* Basic leaves answered without the host's (past its maximum too). */
+static bool cpuid_synth_basic(const struct cpuid_policy *p, uint32_t leaf)
+{
+	return leaf == 0xb || ((leaf == 0x15 || leaf == 0x16) && cpuid_tsc_known(p));
+}
+
 static void cpuid_leaf_basic(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
 			     uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
@@ -206,9 +299,11 @@ static void cpuid_leaf_basic(const struct cpuid_policy *p, const struct cpuid_vc
 	case 0x7: cpuid_leaf7(p, v, subleaf, r); break;
 	case 0xb:
 	case 0x1f: cpuid_leaf_topo(p, v, subleaf, r); break;
-	case 0xd:
-		if (subleaf == 1 && !p->xsaves)
-			r->eax &= ~(uint32_t)LD1_EAX_XSAVES;
+	case 0xd: cpuid_leaf_xsave(p, v, subleaf, r); break;
+	case 0x15:
+	case 0x16:
+		if (cpuid_tsc_known(p))
+			cpuid_leaf_tsc(p, leaf, r);
 		break;
 	case 0x5:   /* MONITOR/MWAIT */
 	case 0xa:   /* architectural PMU */
@@ -237,8 +332,8 @@ void cpuid_filter_apply(const struct cpuid_policy *p, const struct cpuid_vcpu *v
 	if (leaf >= HV_LEAF_BASE && leaf <= HV_LEAF_END)
 		cpuid_leaf_hv(p, leaf, r);
 	else if (leaf == 0)
-		r->eax = MAX(r->eax, (uint32_t)CPUID_MIN_BASIC);
-	else if (leaf < HV_LEAF_BASE && leaf > p->host_max_basic && leaf != 0xb)
+		r->eax = MAX(r->eax, cpuid_max_basic(p));
+	else if (leaf < HV_LEAF_BASE && leaf > p->host_max_basic && !cpuid_synth_basic(p, leaf))
 		cpuid_zero(r);   /* would alias the host's last basic leaf */
 	else if (leaf < HV_LEAF_BASE)
 		cpuid_leaf_basic(p, v, leaf, subleaf, r);

@@ -26,6 +26,11 @@ struct cpuid_regs {
 #define CPUID_KVM_SIG_ECX 0x564b4d56u
 #define CPUID_KVM_SIG_EDX 0x0000004du
 
+/* XSAVE components the policy describes: x87 .. XTILEDATA (bit 18). */
+#define CPUID_XSAVE_COMPS 19
+/* Standard-format XSAVE area: legacy region + header (SDM vol. 1 §13.4). */
+#define CPUID_XSAVE_LEGACY 576u
+
 /* Per-VM policy, filled once when the VM is created. */
 struct cpuid_policy {
 	unsigned nr_vcpus;        /* 1..255; APIC ID of vCPU i is i */
@@ -36,6 +41,18 @@ struct cpuid_policy {
 	bool rdtscp;              /* "enable RDTSCP" secondary control is set */
 	bool invpcid;             /* "enable INVPCID" secondary control is set */
 	bool xsaves;              /* "enable XSAVES/XRSTORS" secondary control is set */
+	/* XSAVE user components offered (leaf 0xD, cpuid_policy_xsave()); 0:
+	 * leaf 0xD passes through. Per component (< CPUID_XSAVE_COMPS): size and
+	 * offset in the standard format; xsave_max = size for all of xcr0. */
+	uint64_t xcr0;
+	uint32_t xsave_size[CPUID_XSAVE_COMPS], xsave_off[CPUID_XSAVE_COMPS];
+	uint32_t xsave_max;
+	/* Guest TSC rate in kHz (0: unknown). Leaf 0x15 then reports the LAPIC
+	 * timer's input clock (VLAPIC_BUS_HZ) as the crystal and the TSC as a
+	 * ratio of it, leaf 0x16 the TSC in MHz (what QEMU does, so Linux's
+	 * CPUID-derived LAPIC period matches the vLAPIC). */
+	uint32_t tsc_khz;
+	uint32_t lapic_hz;
 };
 
 /* Guest state that some CPUID bits mirror (SDM vol. 2A CPUID: OSXSAVE, OSPKE, APIC). */
@@ -44,9 +61,18 @@ struct cpuid_vcpu {
 	bool cr4_osxsave;         /* guest CR4.OSXSAVE */
 	bool cr4_pke;             /* guest CR4.PKE */
 	bool apic_enabled;        /* guest IA32_APIC_BASE.EN */
+	uint64_t xcr0;            /* guest XCR0 (leaf 0xD.0 EBX) */
 };
 
 void cpuid_policy_init(struct cpuid_policy *p, unsigned nr_vcpus, uint32_t host_max_basic);
+/* Offer the XSAVE user components the host describes consistently (SDM
+ * vol. 1 §13.2): host_xcr0 = leaf 0xD.0 EDX:EAX, sub[i] = leaf 0xD subleaf i
+ * for i < CPUID_XSAVE_COMPS. A component without a size (Bochs announces PKRU
+ * with size 0) is dropped with the components it must be enabled with
+ * (xcr0.h); the sizes of leaf 0xD.0 are then recomputed from what is left. */
+void cpuid_policy_xsave(struct cpuid_policy *p, uint64_t host_xcr0, const struct cpuid_regs *sub);
+/* Standard-format XSAVE size for the offered components of xcr0. */
+uint32_t cpuid_xsave_size(const struct cpuid_policy *p, uint64_t xcr0);
 /* r holds the host's raw result for (leaf, subleaf) and is rewritten in place. */
 void cpuid_filter_apply(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
 			uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r);

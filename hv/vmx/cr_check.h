@@ -34,4 +34,34 @@ static inline bool cr4_write_ok(uint64_t v, bool lma)
 		return false;
 	return !(lma && !(v & CRC_CR4_PAE));
 }
+
+/* The value a guest reads from CR0/CR4 (SDM §25.6.6): bits set in the
+ * guest/host mask come from the read shadow, the others (the guest-owned
+ * ones: PG, PE, TS, OSXSAVE, PKE, ...) from the guest-state field. The
+ * shadow alone is stale for every guest-owned bit. */
+static inline uint64_t cr_guest_view(uint64_t hw, uint64_t shadow, uint64_t mask)
+{
+	return (hw & ~mask) | (shadow & mask);
+}
+
+#define CRC_EFER_SCE BIT(0)
+#define CRC_EFER_LME BIT(8)
+#define CRC_EFER_LMA BIT(10)
+#define CRC_EFER_NXE BIT(11)
+
+/* WRMSR IA32_EFER (SDM vol. 4 Table 2-2, vol. 3 §10.8.5): only SCE, LME,
+ * NXE (allowed: the bits the guest may set) are writable; LMA is read-only
+ * (the written bit is ignored, the current one kept); changing LME while
+ * paging is on raises #GP. Returns the new EFER, LMA recomputed as LME && PG,
+ * or false in *ok for a #GP. */
+static inline uint64_t efer_write_value(uint64_t old, uint64_t val, bool pg, uint64_t allowed,
+					bool *ok)
+{
+	uint64_t nv = val & ~CRC_EFER_LMA;
+
+	*ok = !(nv & ~allowed) && !(pg && ((nv ^ old) & CRC_EFER_LME));
+	if (pg && (nv & CRC_EFER_LME))
+		nv |= CRC_EFER_LMA;
+	return nv;
+}
 #endif

@@ -30,12 +30,13 @@ static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vcpu *v
 {
 	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
 	const struct cpuid_regs *c = cpuid_cache_find(&v->vm->cpuid_cache, leaf);
-	uint64_t cr4 = vmcs_readnat(VMCS_CR4_SHADOW);
+	uint64_t cr4 = vmcs_guest_cr4();   /* OSXSAVE and PKE are guest-owned */
 	struct cpuid_vcpu cv = {
 		.index = v->id,
 		.cr4_osxsave = cr4 & CR4_OSXSAVE,
 		.cr4_pke = cr4 & BIT(22),
 		.apic_enabled = vlapic_hw_enabled(&v->lapic),
+		.xcr0 = v->fpu.xcr0,
 	};
 	struct cpuid_regs r;
 
@@ -64,11 +65,13 @@ enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
+/* IA-32e activation (SDM §10.8.5): LMA = LME && PG. cr0 is the guest's real
+ * CR0 (vmcs_guest_cr0(): PG is guest-owned, the read shadow's PG is stale).
+ * The "IA-32e mode guest" entry control follows LMA (SDM §26.3.1.1). */
 static void update_long_mode(uint64_t cr0, uint64_t efer)
 {
 	uint32_t entry = vmcs_read32(VMCS_ENTRY_CTLS);
 
-	/* IA-32e activation (SDM §10.8.5): LMA = LME && PG. */
 	if ((cr0 & CR0_PG) && (efer & EFER_LME)) {
 		efer |= EFER_LMA;
 		entry |= ENTRY_IA32E_GUEST;
@@ -78,6 +81,19 @@ static void update_long_mode(uint64_t cr0, uint64_t efer)
 	}
 	vmcs_write64(VMCS_GUEST_EFER, efer);
 	vmcs_write32(VMCS_ENTRY_CTLS, entry);
+}
+
+static int efer_write(uint64_t val)
+{
+	uint64_t cr0 = vmcs_guest_cr0();
+	bool ok;
+
+	val = efer_write_value(vmcs_read64(VMCS_GUEST_EFER), val, cr0 & CR0_PG,
+			       EFER_SCE | EFER_LME | EFER_NXE, &ok);
+	if (!ok)
+		return -1;
+	update_long_mode(cr0, val);
+	return 0;
 }
 
 static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t msr, bool write,
@@ -103,10 +119,7 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 			*val = vmcs_read64(VMCS_GUEST_EFER);
 			return 0;
 		}
-		if (*val & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
-			return -1;
-		update_long_mode(vmcs_readnat(VMCS_CR0_SHADOW), *val);
-		return 0;
+		return efer_write(*val);
 	case MSR_H_PAT:
 		if (write && !pat_write_ok(*val))
 			return -1;   /* #GP: a reserved memory type (SDM §11.12.2) */
@@ -123,6 +136,10 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 		return 0;
 	case MSR_H_KVM:
 		return kvm_pv_msr(v, msr, write, val);
+	case MSR_H_MISC_ENABLE:
+		if (!write)
+			*val = v->misc_enable;
+		return write && !msr_misc_enable_write(&v->misc_enable, *val) ? -1 : 0;
 	default:
 		return -1;
 	}
@@ -168,7 +185,7 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 {
 	unsigned cr = x->qual & 15, type = (x->qual >> 4) & 3, gpr = (x->qual >> 8) & 15;
 	uint64_t val = gpr == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *vcpu_gpr(v, gpr);
-	uint64_t cr0 = vmcs_readnat(VMCS_CR0_SHADOW);
+	uint64_t cr0 = vmcs_guest_cr0();   /* TS, PE, PG: guest-owned */
 
 	if (type == 2) {                /* CLTS */
 		val = cr0 & ~CR0_TS;

@@ -121,7 +121,10 @@ int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)
 {
 	/* XSETBV rules (SDM vol. 2 XSETBV): XCR0 only, and a value the CPU
 	 * accepts; an invalid one is the guest's #GP, never the host's. */
-	if (!have_xsave || index != 0 || !xcr0_valid(value, xcr0_supported))
+	uint64_t offered = v->vm->cpuid.xcr0 ? v->vm->cpuid.xcr0 : xcr0_supported;
+
+	/* Only the components CPUID offers (cpuid_policy_xsave()). */
+	if (!have_xsave || index != 0 || !xcr0_valid(value, offered & xcr0_supported))
 		return -EINVAL;
 	v->fpu.xcr0 = value;
 	xsetbv(0, value);   /* v owns this pCPU's state while it runs */

@@ -14,6 +14,8 @@
 #define MSR_IA32_BIOS_SIGN_ID     0x0000008bu
 #define MSR_IA32_SYSENTER_CS      0x00000174u
 #define MSR_IA32_SYSENTER_EIP     0x00000176u
+#define MSR_IA32_MCG_CAP          0x00000179u
+#define MSR_IA32_MCG_STATUS       0x0000017au
 #define MSR_IA32_MISC_ENABLE      0x000001a0u
 #define MSR_IA32_DEBUGCTL         0x000001d9u
 #define MSR_IA32_PAT              0x00000277u
@@ -33,8 +35,6 @@
 
 /* IA32_FEATURE_CONTROL: locked with VMX off (SDM vol. 3C §23.7). */
 #define FEATURE_CONTROL_LOCKED    BIT(0)
-/* IA32_MISC_ENABLE: fast strings on, BTS and PEBS unavailable, MONITOR off. */
-#define MISC_ENABLE_VALUE         (BIT(0) | BIT(11) | BIT(12))
 
 enum msr_gate { GATE_ALWAYS, GATE_KVM, GATE_RDTSCP };
 
@@ -57,8 +57,11 @@ static const struct msr_rule msr_rules[] = {
 	  FEATURE_CONTROL_LOCKED),
 	R(MSR_IA32_BIOS_SIGN_ID, MSR_IA32_BIOS_SIGN_ID, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 	R(MSR_IA32_SYSENTER_CS, MSR_IA32_SYSENTER_EIP, PASS, PASS, NONE, GATE_ALWAYS, 0),
-	R(MSR_IA32_MISC_ENABLE, MSR_IA32_MISC_ENABLE, EMUL, EMUL, CONST, GATE_ALWAYS,
-	  MISC_ENABLE_VALUE),
+	/* Machine check: no banks and no MCG_CTL (KVM's MCG_CAP for a guest
+	 * without MCE banks, SDM vol. 3 §17.3.1); CPUID hides MCE/MCA. */
+	R(MSR_IA32_MCG_CAP, MSR_IA32_MCG_CAP, EMUL, GP, CONST, GATE_ALWAYS, 0),
+	R(MSR_IA32_MCG_STATUS, MSR_IA32_MCG_STATUS, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
+	R(MSR_IA32_MISC_ENABLE, MSR_IA32_MISC_ENABLE, EMUL, EMUL, MISC_ENABLE, GATE_ALWAYS, 0),
 	R(MSR_IA32_DEBUGCTL, MSR_IA32_DEBUGCTL, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 	R(MSR_IA32_PAT, MSR_IA32_PAT, EMUL, EMUL, PAT, GATE_ALWAYS, 0),
 	R(MSR_IA32_TSC_DEADLINE_NR, MSR_IA32_TSC_DEADLINE_NR, EMUL, EMUL, TSC_DEADLINE,
@@ -145,9 +148,9 @@ const char *msr_handler_name(enum msr_handler h)
 {
 	static const char *const names[MSR_H_COUNT] = {
 		"none", "const", "tsc", "apic_base", "x2apic", "tsc_deadline",
-		"efer", "pat", "kvm",
+		"efer", "pat", "kvm", "misc_enable",
 	};
-	_Static_assert(MSR_H_COUNT == 9, "msr_handler_name table out of date");
+	_Static_assert(MSR_H_COUNT == 10, "msr_handler_name table out of date");
 
 	return (unsigned)h < MSR_H_COUNT ? names[h] : "?";
 }

@@ -20,6 +20,7 @@ enum msr_handler {
 	MSR_H_EFER,         /* IA32_EFER: VMCS guest field + IA-32e entry control */
 	MSR_H_PAT,          /* IA32_PAT: VMCS guest field */
 	MSR_H_KVM,          /* KVM paravirtual MSRs (only with kvm_pv) */
+	MSR_H_MISC_ENABLE,  /* IA32_MISC_ENABLE: per-vCPU value, msr_misc_enable_write() */
 	MSR_H_COUNT
 };
 
@@ -41,4 +42,20 @@ enum msr_action msr_filter_lookup(const struct msr_policy *p, uint32_t msr, bool
  * those whose access is MSR_ACT_PASS. */
 void msr_filter_fill_bitmap(const struct msr_policy *p, uint8_t bitmap[4096]);
 const char *msr_handler_name(enum msr_handler h);
+
+/* IA32_MISC_ENABLE (SDM vol. 4 Table 2-2) as KVM presents it to a guest:
+ * fast strings on, BTS and PEBS unavailable; no CPUID limit, XD not disabled,
+ * no EIST/MONITOR (hidden in CPUID). */
+#define MSR_MISC_ENABLE_FAST_STRING  (1ull << 0)
+#define MSR_MISC_ENABLE_RESET        ((1ull << 0) | (1ull << 11) | (1ull << 12))
+/* A guest write: only fast strings can change; a write that changes any other
+ * bit is refused (#GP), as on a CPU without those features. Returns whether
+ * the write is accepted; the new value goes to *cur. */
+static inline bool msr_misc_enable_write(uint64_t *cur, uint64_t val)
+{
+	if ((val ^ *cur) & ~(uint64_t)MSR_MISC_ENABLE_FAST_STRING)
+		return false;
+	*cur = val;
+	return true;
+}
 #endif

@@ -5,6 +5,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
+#include "vmx/cr_check.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
@@ -20,17 +21,22 @@ static int setup_controls(struct vcpu *v)
 	const struct vmx_caps *c = &vmx_caps;
 	struct vm *vm = v->vm;
 	uint32_t pin, proc, proc2 = 0, exit, entry;
+	/* PAUSE-loop exits let a spinning vCPU yield to the sibling it waits
+	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
+	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
+	 * (vProfile's PLE spin detection). */
+	bool ple = vm->p.ple_set ? vm->p.ple : vm->nr_vcpus > 1;
 
 	pin = vmx_ctl_adjust(&c->pin, PIN_EXTINT_EXIT | PIN_NMI_EXIT | PIN_PREEMPT_TIMER);
 	proc = vmx_ctl_adjust(&c->proc, PROC_HLT_EXIT | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
-			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT | PROC_PAUSE_EXIT |
-			      PROC_SECONDARY);
+			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT |
+			      (ple ? PROC_PAUSE_EXIT : 0) | PROC_SECONDARY);
 	/* PAUSE exiting only as a fallback when PAUSE-loop exiting is absent. */
 	if (vmx_ctl_has(&c->proc2, PROC2_PLE))
 		proc &= ~PROC_PAUSE_EXIT | c->proc.must1;
 	if (proc & PROC_SECONDARY)
 		proc2 = vmx_ctl_adjust(&c->proc2, PROC2_EPT | PROC2_VPID | PROC2_UNRESTRICTED |
-				       PROC2_PLE | PROC2_RDTSCP);
+				       (ple ? PROC2_PLE : 0) | PROC2_RDTSCP);
 	exit = vmx_ctl_adjust(&c->exit, EXIT_HOST_ADDR64 | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 			      EXIT_SAVE_PAT | EXIT_LOAD_PAT);
 	entry = vmx_ctl_adjust(&c->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT);
@@ -65,8 +71,8 @@ static int setup_controls(struct vcpu *v)
 		vmcs_write32(VMCS_PLE_WINDOW, 4096);
 	}
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
-	vmcs_writenat(VMCS_CR0_MASK, CR0_NE | CR0_CD | CR0_NW);
-	vmcs_writenat(VMCS_CR4_MASK, CR4_VMXE);
+	vmcs_writenat(VMCS_CR0_MASK, VMCS_CR0_HOST_OWNED);
+	vmcs_writenat(VMCS_CR4_MASK, VMCS_CR4_HOST_OWNED);
 	return 0;
 }
 
@@ -145,6 +151,18 @@ void vmcs_guest_set_cr0(uint64_t val)
 	hw &= ~(CR0_CD | CR0_NW);   /* caching stays on under the guest */
 	vmcs_writenat(VMCS_GUEST_CR0, hw);
 	vmcs_writenat(VMCS_CR0_SHADOW, val);
+}
+
+uint64_t vmcs_guest_cr0(void)
+{
+	return cr_guest_view(vmcs_readnat(VMCS_GUEST_CR0), vmcs_readnat(VMCS_CR0_SHADOW),
+			     VMCS_CR0_HOST_OWNED);
+}
+
+uint64_t vmcs_guest_cr4(void)
+{
+	return cr_guest_view(vmcs_readnat(VMCS_GUEST_CR4), vmcs_readnat(VMCS_CR4_SHADOW),
+			     VMCS_CR4_HOST_OWNED);
 }
 
 void vmcs_guest_set_cr4(uint64_t val)

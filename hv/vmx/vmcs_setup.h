@@ -18,4 +18,12 @@ void vmcs_guest_sipi(uint8_t vector);
 /* Write CR0/CR4 as the guest asked, keeping the bits VMX requires (via the read shadows). */
 void vmcs_guest_set_cr0(uint64_t val);
 void vmcs_guest_set_cr4(uint64_t val);
+/* CR0/CR4 bits the hypervisor owns (guest/host masks, SDM §25.6.6): the ones
+ * VMX operation pins (App. A.7-A.8). Everything else is the guest's. */
+#define VMCS_CR0_HOST_OWNED (CR0_NE | CR0_CD | CR0_NW)
+#define VMCS_CR4_HOST_OWNED CR4_VMXE
+/* CR0/CR4 as the guest reads them: guest-owned bits from the guest-state
+ * field, host-owned ones from the read shadow (never the shadow alone). */
+uint64_t vmcs_guest_cr0(void);
+uint64_t vmcs_guest_cr4(void);
 #endif

@@ -201,6 +201,88 @@ START_TEST(test_range_and_ext)
 }
 END_TEST
 
+/* Bochs corei7_icelake_u's leaf 0xD (measured by guest test conform):
+ * XCR0 mask 0x2e7 with PKRU (bit 9) of size 0 and ECX 2752. */
+static void bochs_xsave(struct cpuid_regs sub[CPUID_XSAVE_COMPS])
+{
+	memset(sub, 0, sizeof(struct cpuid_regs) * CPUID_XSAVE_COMPS);
+	sub[2] = (struct cpuid_regs){ 256, 576, 0, 0 };      /* AVX */
+	sub[5] = (struct cpuid_regs){ 64, 1088, 0, 0 };      /* opmask */
+	sub[6] = (struct cpuid_regs){ 512, 1152, 0, 0 };     /* ZMM_Hi256 */
+	sub[7] = (struct cpuid_regs){ 1024, 1664, 0, 0 };    /* Hi16_ZMM */
+	sub[9] = (struct cpuid_regs){ 0, 2688, 0, 0 };       /* PKRU: no size */
+}
+
+/* Issue 18 item 6: only components with a size, sizes recomputed. */
+START_TEST(test_xsave_consistent)
+{
+	struct cpuid_regs sub[CPUID_XSAVE_COMPS], r;
+
+	bochs_xsave(sub);
+	cpuid_policy_xsave(&P, 0x2e7, sub);
+	ck_assert_uint_eq(P.xcr0, 0xe7);
+	r = run(0xd, 0, (struct cpuid_regs){ 0x2e7, 2752, 2752, 0 });
+	ck_assert_uint_eq(r.eax, 0xe7);
+	ck_assert_uint_eq(r.edx, 0);
+	ck_assert_uint_eq(r.ecx, 2688);                     /* end of Hi16_ZMM */
+	ck_assert_uint_eq(r.ebx, 576);                      /* XCR0 of the vCPU: 0 */
+	V.xcr0 = 0x7;
+	r = run(0xd, 0, (struct cpuid_regs){ 0x2e7, 2752, 2752, 0 });
+	ck_assert_uint_eq(r.ebx, 832);                      /* x87 | SSE | AVX */
+	V.xcr0 = 0xe7;
+	r = run(0xd, 0, (struct cpuid_regs){ 0x2e7, 2752, 2752, 0 });
+	ck_assert_uint_eq(r.ebx, 2688);
+	r = run(0xd, 9, (struct cpuid_regs){ 0, 2688, 0, 0 });
+	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);   /* PKRU not offered */
+	r = run(0xd, 2, sub[2]);
+	ck_assert_uint_eq(r.eax, 256);
+	/* PKU needs PKRU switched as XSAVE state: hidden with it. */
+	V.cr4_pke = true;
+	r = run(7, 0, ALL);
+	ck_assert_uint_eq(r.ecx & (3u << 3), 0);
+	/* One AVX-512 part without a size drops the whole group. */
+	sub[6].eax = 0;
+	cpuid_policy_xsave(&P, 0x2e7, sub);
+	ck_assert_uint_eq(P.xcr0, 0x7);
+	ck_assert_uint_eq(cpuid_xsave_size(&P, ~0ull), 832);
+	/* With a PKRU of size 8 everything is offered and PKU stays. */
+	bochs_xsave(sub);
+	sub[9].eax = 8;
+	cpuid_policy_xsave(&P, 0x2e7, sub);
+	ck_assert_uint_eq(P.xcr0, 0x2e7);
+	ck_assert_uint_eq(P.xsave_max, 2696);
+	r = run(7, 0, ALL);
+	ck_assert_uint_eq(r.ecx & (3u << 3), 3u << 3);
+}
+END_TEST
+
+/* Issue 18 item 7: leaf 0x15 reports the vLAPIC clock as the crystal and the
+ * TSC as a ratio of it; leaf 0 grows to reach it. */
+START_TEST(test_tsc_leaves)
+{
+	struct cpuid_regs r;
+
+	cpuid_policy_init(&P, 1, 0xd);
+	r = run(0x15, 0, ALL);                              /* above host max, rate unknown */
+	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
+	P.tsc_khz = 9972;
+	P.lapic_hz = 1000000000;
+	r = run(0, 0, (struct cpuid_regs){ 0xd, 0, 0, 0 });
+	ck_assert_uint_eq(r.eax, 0x16);
+	r = run(0x15, 0, ALL);
+	ck_assert_uint_eq(r.ecx, 1000000000);
+	ck_assert_uint_eq((uint64_t)r.ecx * r.ebx / r.eax, 9972000);
+	r = run(0x16, 0, ALL);
+	ck_assert_uint_eq(r.eax, 9);
+	ck_assert_uint_eq(r.ecx, 1000);
+	r = run(0x14, 0, ALL);                              /* still zero */
+	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
+	P.tsc_khz = 2995200;
+	r = run(0x15, 0, ALL);
+	ck_assert_uint_eq((uint64_t)r.ecx * r.ebx / r.eax, 2995200000ull);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cpuid_filter");
@@ -215,6 +297,8 @@ int main(void)
 	tcase_add_test(tc, test_hv_leaves_plain);
 	tcase_add_test(tc, test_hv_leaves_kvm);
 	tcase_add_test(tc, test_range_and_ext);
+	tcase_add_test(tc, test_xsave_consistent);
+	tcase_add_test(tc, test_tsc_leaves);
 	suite_add_tcase(s, tc);
 
 	return check_run(s);

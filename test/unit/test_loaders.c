@@ -113,6 +113,19 @@ static void check_entry_state(uint32_t rip)
 	ck_assert_uint_eq(ge.rax, MB1_BOOT_MAGIC);
 	ck_assert_uint_eq(ge.cr0 & 0x80000001u, 1);       /* PE on, PG off */
 	ck_assert_uint_eq(ge.rflags & 0x200, 0);          /* IF clear */
+	/* A flat GDT at entry, CS/DS inside it (issue 18 item 10). */
+	ck_assert_uint_eq(ge.cs, 0x08);
+	ck_assert_uint_eq(ge.ds, 0x10);
+	ck_assert_uint_eq(ge.gdt_limit, 23);
+	ck_assert_uint_ge(ge.gdt_base, 0x1000);
+	ck_assert_uint_eq(ge.gdt_base % 8, 0);
+	uint64_t d[3];
+	memcpy(d, ram_mem + ge.gdt_base, sizeof(d));
+	ck_assert_uint_eq(d[0], 0);
+	ck_assert_uint_eq(d[1], 0x00cf9b000000ffffull);
+	ck_assert_uint_eq(d[2], 0x00cf93000000ffffull);
+	/* it does not overlap the info block */
+	ck_assert(ge.gdt_base >= ge.rbx + sizeof(struct mb1_info) || ge.gdt_base + 24 <= ge.rbx);
 }
 
 START_TEST(test_elf32_good)

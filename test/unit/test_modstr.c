@@ -50,6 +50,12 @@ START_TEST(test_parse_defaults_and_initrd)
 	ck_assert_uint_eq(p.vcpus, 1);
 	ck_assert_uint_eq(p.mem, 64ull << 20);
 	ck_assert_str_eq(p.cmdline, "");
+	ck_assert(!p.ple_set);                   /* PLE by vCPU count (vmcs_setup.c) */
+	ck_assert_int_eq(modstr_parse("vm=0 vcpus=1 ple=on", &p), 0);
+	ck_assert(p.ple_set && p.ple);
+	ck_assert_int_eq(modstr_parse("vm=0 vcpus=4 ple=off", &p), 0);
+	ck_assert(p.ple_set && !p.ple);
+	ck_assert_int_ne(modstr_parse("vm=0 ple=maybe", &p), 0);
 }
 END_TEST
 

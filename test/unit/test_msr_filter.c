@@ -40,19 +40,42 @@ START_TEST(test_decisions)
 	ck_assert_int_eq(act(0xc0000102, false, &d), MSR_ACT_PASS);  /* KERNEL_GS_BASE */
 	ck_assert_int_eq(act(0x175, true, &d), MSR_ACT_PASS);        /* SYSENTER_ESP */
 	ck_assert_int_eq(act(0x1a0, false, &d), MSR_ACT_EMUL);
+	ck_assert_int_eq(d.handler, MSR_H_MISC_ENABLE);
+	ck_assert_uint_eq(MSR_MISC_ENABLE_RESET & 1, 1);             /* fast strings */
+	ck_assert_uint_eq(MSR_MISC_ENABLE_RESET & (1u << 18), 0);    /* no MONITOR */
+	ck_assert_uint_eq(MSR_MISC_ENABLE_RESET & (3u << 11), 3u << 11);   /* no BTS/PEBS */
+	/* MCG_CAP: zero banks, read-only; MCG_STATUS reads 0 (issue 18 item 9). */
+	ck_assert_int_eq(act(0x179, false, &d), MSR_ACT_EMUL);
 	ck_assert_int_eq(d.handler, MSR_H_CONST);
-	ck_assert_uint_eq(d.value & 1, 1);                           /* fast strings */
-	ck_assert_uint_eq(d.value & (1u << 18), 0);                  /* no MONITOR */
+	ck_assert_uint_eq(d.value, 0);
+	ck_assert_int_eq(act(0x179, true, &d), MSR_ACT_GP);
+	ck_assert_int_eq(act(0x17a, false, &d), MSR_ACT_EMUL);
+	ck_assert_uint_eq(d.value, 0);
+	ck_assert_int_eq(act(0x17b, false, &d), MSR_ACT_GP);         /* no MCG_CTL */
 	ck_assert_int_eq(act(0x3a, false, &d), MSR_ACT_EMUL);
 	ck_assert_uint_eq(d.value & 5, 1);                           /* locked, VMX off */
 	ck_assert_int_eq(act(0x3a, true, &d), MSR_ACT_GP);
 }
 END_TEST
 
+START_TEST(test_misc_enable_write)
+{
+	uint64_t v = MSR_MISC_ENABLE_RESET;
+
+	ck_assert(msr_misc_enable_write(&v, MSR_MISC_ENABLE_RESET & ~1ull));   /* fast strings off */
+	ck_assert_uint_eq(v, MSR_MISC_ENABLE_RESET & ~1ull);
+	ck_assert(msr_misc_enable_write(&v, MSR_MISC_ENABLE_RESET));
+	ck_assert(!msr_misc_enable_write(&v, MSR_MISC_ENABLE_RESET | (1ull << 22)));   /* CPUID limit */
+	ck_assert(!msr_misc_enable_write(&v, MSR_MISC_ENABLE_RESET | (1ull << 34)));   /* XD disable */
+	ck_assert(!msr_misc_enable_write(&v, 1));                                      /* BTS/PEBS RO */
+	ck_assert_uint_eq(v, MSR_MISC_ENABLE_RESET);
+}
+END_TEST
+
 START_TEST(test_gp_default)
 {
 	struct msr_decision d;
-	const uint32_t bad[] = { 0x0, 0x48, 0x49, 0xe7, 0xe8, 0xfe, 0x179, 0x2ff, 0x345,
+	const uint32_t bad[] = { 0x0, 0x48, 0x49, 0xe7, 0xe8, 0xfe, 0x17b, 0x2ff, 0x345,
 				 0x480, 0x900, 0x7ff, 0xc0000104, 0xc0010000, 0x40000000,
 				 0x4b564d00, 0x11, 0xc0000103, 0xffffffff };
 
@@ -149,6 +172,7 @@ int main(void)
 
 	tcase_add_test(tc, test_decisions);
 	tcase_add_test(tc, test_gp_default);
+	tcase_add_test(tc, test_misc_enable_write);
 	tcase_add_test(tc, test_gated);
 	tcase_add_test(tc, test_bitmap_matches_lookup);
 	tcase_add_test(tc, test_pmu_msrs_refused);

@@ -406,6 +406,24 @@ START_TEST(test_match_dest)
 }
 END_TEST
 
+/* Issue 18 item 7: address bits from MAXPHYADDR up are reserved. */
+START_TEST(test_apic_base_maxphyaddr)
+{
+	const uint64_t base = 0xfee00000 | APIC_BASE_EN;
+
+	setup_vcpu(1);
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(45)), 0);      /* default: 52 bits */
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(52)), -EINVAL);
+	vlapic_set_maxphyaddr(&L, 40);
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(40)), -EINVAL);
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(45)), -EINVAL);
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(39)), 0);
+	ck_assert_int_eq(vlapic_base_write(&L, base), 0);
+	vlapic_set_maxphyaddr(&L, 20);                                    /* nonsense: ignored */
+	ck_assert_int_eq(vlapic_base_write(&L, base | BIT(39)), 0);
+}
+END_TEST
+
 START_TEST(test_apic_base_transitions)
 {
 	uint64_t v;
@@ -572,6 +590,7 @@ int main(void)
 	tcase_add_test(tc, test_init_sipi_accept);
 	tcase_add_test(tc, test_match_dest);
 	tcase_add_test(tc, test_apic_base_transitions);
+	tcase_add_test(tc, test_apic_base_maxphyaddr);
 	tcase_add_test(tc, test_x2apic_msrs);
 	tcase_add_test(tc, test_apicv_helpers);
 	tcase_add_test(tc, test_nmi_and_lvt_lint);

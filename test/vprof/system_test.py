@@ -223,20 +223,20 @@ def main():
     with tempfile.TemporaryDirectory(prefix="vprof-system-") as tmp:
         if "pattern" in todo:
             log = run_hv(a, tmp, "pattern",
-                         ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'], a.cmdline)
+                         ['kind=multiboot vcpus=1 mem=32M ple=on cmdline="test=vprof_pattern"'], a.cmdline)
             if log:
                 judge(log, not a.no_spin, a.pmu)
         if "pmu_tsc" in todo:
             log = run_hv(a, tmp, "pmu_tsc",
-                         ['kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern"'],
+                         ['kind=multiboot vcpus=1 mem=32M ple=on cmdline="test=vprof_pattern"'],
                          (a.cmdline + " pmu=tsc-test").strip())
             if log:
                 judge_pmu_tsc(log)
         if "dedicated" in todo:
             log = run_hv(a, tmp, "dedicated", [
-                'kind=multiboot vcpus=1 mem=32M vprof=dedicated '
+                'kind=multiboot vcpus=1 mem=32M ple=on vprof=dedicated '
                 'cmdline="test=vprof_pattern mode=dedicated"',
-                'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern mode=noise"'], a.cmdline)
+                'kind=multiboot vcpus=1 mem=32M ple=on cmdline="test=vprof_pattern mode=noise"'], a.cmdline)
             if log:
                 judge_dedicated(log)
         for tag, mode, cmdline in (("key", "key", a.cmdline),
@@ -244,7 +244,7 @@ def main():
             if tag not in todo:
                 continue
             log = run_hv(a, tmp, tag,
-                         [f'kind=multiboot vcpus=1 mem=32M cmdline="test=vprof_pattern mode={mode}"'],
+                         [f'kind=multiboot vcpus=1 mem=32M ple=on cmdline="test=vprof_pattern mode={mode}"'],
                          cmdline, ["--send-key", f"{re.escape(KEY_MARKER)}=?v"])
             if log:
                 judge_key(log, tag, mode == "key")
