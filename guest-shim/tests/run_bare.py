@@ -37,6 +37,9 @@ BARE_FAIL = {
     "devcross": {"round*": "TCG", "all_rounds_fast": "TCG"},
     "kvmyield": {"kvm_signature": "HV", "feature_bit": "HV", "bad_target": "HV",
                  "self_target": "HV", "directed_yield_*": "HV", "yield_lets_target_run": "HV"},
+    "kvmipi": {"kvm_signature": "HV", "feature_bit": "HV", "icr0_sends_nothing": "HV",
+               "fixed_*": "HV", "nmi_*": "HV", "invalid_only": "HV", "*_target_*": "HV",
+               "logical_einval": "HV"},
 }
 # Images that only make sense under this hypervisor: hostile's random port
 # and MMIO writes reach real QEMU devices (floppy/IDE DMA, resets) there.
