@@ -25,7 +25,8 @@ TIMEOUT = 30
 BARE_FAIL = {
     "cpuid": {"signature": "HV", "x2apic": "TCG", "tsc_deadline": "TCG"},
     "msr": {"tsc": "TCG", "unknown_read_gp": "TCG", "unknown_write_gp": "TCG",
-            "efer_reserved_gp": "TCG", "x2apic_msr_in_xapic_gp": "TCG"},
+            "efer_reserved_gp": "TCG", "x2apic_msr_in_xapic_gp": "TCG",
+            "pat_reserved_gp": "TCG"},
     "pio": {"no_pci": "HV"},
     "timer": {"tsc_deadline": "TCG"},
     "ipi": {"x2apic_self": "TCG"},

@@ -79,6 +79,20 @@ static void update_long_mode(uint64_t cr0, uint64_t efer)
 	vmcs_write32(VMCS_ENTRY_CTLS, entry);
 }
 
+/* Every PAT entry must name a defined memory type (0, 1, 4-7) with bits 7:3
+ * clear, else WRMSR #GPs (SDM vol. 3 §13.12.2); the VM entry would fail on
+ * it otherwise (§27.3.1.1). */
+static bool pat_valid(uint64_t pat)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		uint8_t t = (uint8_t)(pat >> (8 * i));
+
+		if (t > 7 || t == 2 || t == 3)
+			return false;
+	}
+	return true;
+}
+
 static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t msr, bool write,
 		       uint64_t *val)
 {
@@ -107,6 +121,8 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 		update_long_mode(vmcs_readnat(VMCS_CR0_SHADOW), *val);
 		return 0;
 	case MSR_H_PAT:
+		if (write && !pat_valid(*val))
+			return -1;
 		if (write)
 			vmcs_write64(VMCS_GUEST_PAT, *val);
 		else
