@@ -56,6 +56,8 @@ static void check_faults(void)
 	test_check("efer_reserved_gp", f == FAULT(X86_GP), "fault %d", f);
 	f = rdmsr_safe(0x802, &v);             /* x2APIC ID while in xAPIC mode */
 	test_check("x2apic_msr_in_xapic_gp", f == FAULT(X86_GP), "rdmsr 0x802 -> fault %d", f);
+	f = wrmsr_safe(MSR_PAT, 0x0007010600070102ULL);   /* type 2 is reserved (SDM 13.12.2) */
+	test_check("pat_reserved_gp", f == FAULT(X86_GP), "fault %d", f);
 }
 
 /* SDM Vol. 3 10.4.3: clearing the global enable disables the APIC; set it

@@ -25,7 +25,8 @@ TIMEOUT = 30
 BARE_FAIL = {
     "cpuid": {"signature": "HV", "x2apic": "TCG", "tsc_deadline": "TCG"},
     "msr": {"tsc": "TCG", "unknown_read_gp": "TCG", "unknown_write_gp": "TCG",
-            "efer_reserved_gp": "TCG", "x2apic_msr_in_xapic_gp": "TCG"},
+            "efer_reserved_gp": "TCG", "x2apic_msr_in_xapic_gp": "TCG",
+            "pat_reserved_gp": "TCG"},
     "pio": {"no_pci": "HV"},
     # TCG: no #GP for unknown MSRs, LME changes under paging or APIC-base
     # bits above MAXPHYADDR; qemu64's max basic leaf is 0xd (no leaf 0x15).
@@ -41,6 +42,9 @@ BARE_FAIL = {
     "devcross": {"round*": "TCG", "all_rounds_fast": "TCG"},
     "kvmyield": {"kvm_signature": "HV", "feature_bit": "HV", "bad_target": "HV",
                  "self_target": "HV", "directed_yield_*": "HV", "yield_lets_target_run": "HV"},
+    "kvmipi": {"kvm_signature": "HV", "feature_bit": "HV", "icr0_sends_nothing": "HV",
+               "fixed_*": "HV", "nmi_*": "HV", "invalid_only": "HV", "*_target_*": "HV",
+               "logical_einval": "HV"},
 }
 # Images that only make sense under this hypervisor: hostile's random port
 # and MMIO writes reach real QEMU devices (floppy/IDE DMA, resets) there.

@@ -245,7 +245,7 @@ int vintc_msr_write(struct vintc *ic, unsigned vcpu, uint32_t msr, uint64_t val)
 	return ret;
 }
 
-bool vintc_nmi_take(struct vintc *ic, unsigned vcpu)
+bool vintc_nmi_take(struct vintc *ic, unsigned vcpu, bool blocked)
 {
 	struct vlapic *l;
 	bool nmi = false;
@@ -253,7 +253,7 @@ bool vintc_nmi_take(struct vintc *ic, unsigned vcpu)
 	spin_lock(&ic->lock);
 	l = intc_lapic(ic, vcpu);
 	if (l)
-		nmi = vlapic_nmi_take(l);
+		nmi = vlapic_nmi_take(l, blocked);
 	spin_unlock(&ic->lock);
 	return nmi;
 }

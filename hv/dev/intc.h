@@ -61,7 +61,7 @@ int vintc_msr_write(struct vintc *ic, unsigned vcpu, uint32_t msr, uint64_t val)
 /* Injection (no virtual-interrupt delivery): NMI first, then pending() gives
  * the vector an INTA would return (8259 ExtINT before the vLAPIC), -1 if none;
  * once the guest can take it, ack() commits it and returns the vector to inject. */
-bool vintc_nmi_take(struct vintc *ic, unsigned vcpu);
+bool vintc_nmi_take(struct vintc *ic, unsigned vcpu, bool blocked);   /* vlapic_nmi_take */
 int vintc_pending(struct vintc *ic, unsigned vcpu);
 int vintc_ack(struct vintc *ic, unsigned vcpu);
 uint8_t vintc_tpr_threshold(struct vintc *ic, unsigned vcpu);

@@ -126,8 +126,7 @@ static void lvt_fire(struct vlapic *l, unsigned off)
 	if (lvt & APIC_LVT_MASKED)
 		return;
 	if (dm == APIC_DM_NMI) {
-		l->nmi_pending = true;
-		l->ops->kick(l->ops->ctx, l->vcpu);
+		vlapic_nmi_raise(l);
 	} else if (dm == APIC_DM_FIXED) {
 		accept_fixed(l, (uint8_t)lvt, off != APIC_LVT_TIMER && (lvt & APIC_LVT_LEVEL));
 	}
@@ -159,7 +158,7 @@ static void regs_reset(struct vlapic *l, uint32_t id)
 	if (l->mode == VLAPIC_X2APIC)
 		*reg(l, APIC_LDR) = x2apic_ldr(id);
 	l->esr_pending = 0;
-	l->nmi_pending = false;
+	l->nmi_pending = 0;
 	l->timer_mode = APIC_TIMER_ONESHOT;
 	timer_disarm(l);
 }
@@ -323,12 +322,23 @@ int vlapic_ack(struct vlapic *l, uint8_t vector)
 	return 0;
 }
 
-bool vlapic_nmi_take(struct vlapic *l)
+void vlapic_nmi_raise(struct vlapic *l)
 {
-	bool n = l->nmi_pending;
+	if (l->nmi_pending < 2)
+		l->nmi_pending++;
+	l->ops->kick(l->ops->ctx, l->vcpu);
+}
 
-	l->nmi_pending = false;
-	return n;
+bool vlapic_nmi_take(struct vlapic *l, bool blocked)
+{
+	if (blocked) {
+		l->nmi_pending = MIN(l->nmi_pending, (uint8_t)1);
+		return false;
+	}
+	if (!l->nmi_pending)
+		return false;
+	l->nmi_pending--;
+	return true;
 }
 
 bool vlapic_accepts_extint(const struct vlapic *l)
@@ -393,8 +403,7 @@ void vlapic_accept_msg(struct vlapic *l, const struct apic_msg *m)
 		accept_fixed(l, m->vector, m->level_trig);
 		break;
 	case APIC_DM_NMI:
-		l->nmi_pending = true;
-		l->ops->kick(l->ops->ctx, l->vcpu);
+		vlapic_nmi_raise(l);
 		break;
 	case APIC_DM_INIT:          /* SDM §11.4.7.3: INIT enters wait-for-SIPI */
 		if (!m->assert && m->level_trig)

@@ -119,7 +119,7 @@ struct vlapic {
 	uint64_t base_addr;      /* writable address bits: 12..MAXPHYADDR-1 (SDM §11.4.4) */
 	enum vlapic_mode mode;
 	uint32_t esr_pending;    /* errors collected since the last ESR write */
-	bool nmi_pending;
+	uint8_t nmi_pending;     /* NMIs latched, at most 2 (vlapic_nmi_raise) */
 	bool sipi_armed;         /* in wait-for-SIPI: the next SIPI starts the vCPU */
 	/* timer (SDM §11.5.4): pull model, host ns */
 	stime_t timer_deadline;  /* STIME_NEVER when not armed */
@@ -164,7 +164,12 @@ bool vlapic_sw_enabled(const struct vlapic *l);
  * priority class beats PPR, -1 if none (SDM §11.8.3.1); ack moves it to ISR. */
 int vlapic_pending(struct vlapic *l);
 int vlapic_ack(struct vlapic *l, uint8_t vector);
-bool vlapic_nmi_take(struct vlapic *l);
+/* NMI latch (SDM vol. 3 §6.7.1, §11.5.1): one NMI can be in service and one
+ * pending; further NMIs coalesce. Before the vCPU runs, two may be latched
+ * (one is delivered, one waits for IRET); once the vCPU is seen blocked by
+ * NMI, take(blocked) trims the latch to one and returns false. */
+void vlapic_nmi_raise(struct vlapic *l);
+bool vlapic_nmi_take(struct vlapic *l, bool blocked);
 /* LINT0 configured for ExtINT and unmasked (or the APIC globally disabled:
  * LINT0 then is the CPU's INTR pin), i.e. the 8259 output reaches this vCPU. */
 bool vlapic_accepts_extint(const struct vlapic *l);

@@ -20,6 +20,14 @@ static void paging_now(struct gpaging *pg)
 	pg->efer = vmcs_read64(VMCS_GUEST_EFER);
 }
 
+int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)
+{
+	struct gpaging pg;
+
+	paging_now(&pg);
+	return gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, gpa);
+}
+
 static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool write)
 {
 	struct gpaging pg;

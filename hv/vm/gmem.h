@@ -19,6 +19,9 @@ struct gpaging {
 int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
 	  bool write, uint64_t *gpa);
 
+/* Guest-physical address of a linear one, by the current VMCS's paging
+ * state: 0 or -EFAULT (not mapped). The address may lie outside RAM (MMIO). */
+int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa);
 /* Copy to/from guest linear memory using the current VMCS's paging state:
  * 0, -ENOENT (a page is not mapped) or -EFAULT (mapped outside RAM). */
 int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n);

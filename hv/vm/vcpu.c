@@ -31,6 +31,12 @@ void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t
 	v->pending_exc.err = err;
 }
 
+static void nmi_unblock(uint32_t intr)
+{
+	if (intr & INTERRUPTIBILITY_NMI)
+		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY, intr & ~INTERRUPTIBILITY_NMI);
+}
+
 /* Re-inject an event whose delivery the exit interrupted (SDM §28.2.4, §27.6.1). */
 static bool reinject_vectoring(void)
 {
@@ -39,6 +45,11 @@ static bool reinject_vectoring(void)
 	if (!(idt & INTR_INFO_VALID))
 		return false;
 	vmcs_write32(VMCS_ENTRY_INTR_INFO, idt & ~BIT(12));
+	/* An NMI whose delivery the exit interrupted is delivered again: it
+	 * needs blocking by NMI clear (entry check, SDM §26.3.1.5), as KVM's
+	 * __vmx_complete_interrupts() does. */
+	if ((idt & (7u << 8)) == INTR_TYPE_NMI)
+		nmi_unblock(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY));
 	if (idt & INTR_INFO_ERR_VALID)
 		vmcs_write32(VMCS_ENTRY_EXC_ERR, vmcs_read32(VMCS_IDT_VECT_ERR));
 	if (((idt >> 8) & 7) >= 4)   /* software interrupts/exceptions need the length */
@@ -46,13 +57,64 @@ static bool reinject_vectoring(void)
 	return true;
 }
 
-static void set_intr_window(bool on)
+static void set_proc_ctl(uint32_t bit, bool on)
 {
 	uint32_t proc = vmcs_read32(VMCS_PROC_CTLS);
-	uint32_t want = on ? proc | PROC_INTR_WINDOW : proc & ~PROC_INTR_WINDOW;
+	uint32_t want = on ? proc | bit : proc & ~bit;
 
 	if (want != proc)
 		vmcs_write32(VMCS_PROC_CTLS, want);
+}
+
+static void set_intr_window(bool on)
+{
+	set_proc_ctl(PROC_INTR_WINDOW, on);
+}
+
+/* Virtual NMIs (SDM §25.3, §26.7.6): the CPU keeps blocking by NMI from an
+ * injected NMI until the guest's IRET, and an NMI-window exit tells when an
+ * NMI can be delivered again. vmcs_setup() turns both on where the CPU has
+ * them. */
+static inline bool vnmi_on(void)
+{
+	return vmx_ctl_has(&vmx_caps.pin, PIN_VIRTUAL_NMI) &&
+	       vmx_ctl_has(&vmx_caps.proc, PROC_NMI_WINDOW);
+}
+
+/* Ask for an NMI-window exit while an NMI is latched but cannot be injected. */
+static void nmi_window_update(struct vcpu *v)
+{
+	if (vnmi_on())
+		set_proc_ctl(PROC_NMI_WINDOW, READ_ONCE(v->lapic.nmi_pending) != 0);
+}
+
+/* Deliver a latched NMI if the guest can take one (SDM §26.3.1.5: entry
+ * with an NMI needs no blocking by NMI or MOV SS, and depending on the CPU
+ * none by STI). With virtual NMIs a blocked NMI stays latched, at most one
+ * while the guest is in its handler (KVM's process_nmi()), and the
+ * NMI-window exit brings it in after IRET. Without them the blocking that an
+ * injected NMI leaves cannot be seen to end at IRET (§25.3: with NMI
+ * exiting IRET does not touch it), so it is cleared here, and an NMI may
+ * nest in the guest's NMI handler. Called with the VM lock; true when an
+ * NMI was injected. */
+static bool inject_nmi(struct vcpu *v, uint32_t intr)
+{
+	struct vintc *ic = &v->vm->devs.intc;
+	bool vnmi = vnmi_on();
+
+	if (!READ_ONCE(v->lapic.nmi_pending))
+		return false;
+	if (vnmi && (intr & INTERRUPTIBILITY_NMI)) {
+		vintc_nmi_take(ic, v->id, true);   /* trims the latch to one */
+		return false;
+	}
+	if ((intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_STI)) ||
+	    !vintc_nmi_take(ic, v->id, false))
+		return false;
+	if (!vnmi)
+		nmi_unblock(intr);
+	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
+	return true;
 }
 
 /* Lock-free "could anything need injecting?": an NMI, the 8259 output for
@@ -94,8 +156,10 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	uint32_t intr, info;
 	int vec;
 
-	if (after_exit && reinject_vectoring())
+	if (after_exit && reinject_vectoring()) {
+		nmi_window_update(v);
 		return vid;
+	}
 	if (e->valid) {
 		uint64_t fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
 
@@ -108,27 +172,22 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		}
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
 		e->valid = false;
+		nmi_window_update(v);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
-		set_intr_window(false);
+		/* Both windows off with one VMREAD (this runs before most entries). */
+		set_proc_ctl(PROC_INTR_WINDOW | (vnmi_on() ? PROC_NMI_WINDOW : 0), false);
 		return vid;
 	}
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 	spin_lock(&v->vm->lock);
-	/* SDM §26.3.1.5: injecting an NMI needs blocking-by-NMI clear and no
-	 * MOV-SS/STI blocking, else the entry fails. Without virtual NMIs that
-	 * bit is left set after an injected NMI (the guest's IRET does not
-	 * clear it under NMI exiting, §25.3), so it is cleared here; under
-	 * MOV-SS/STI blocking the NMI waits for a later entry. */
-	if (!(intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_STI)) &&
-	    vintc_nmi_take(ic, v->id)) {
+	if (inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
-		if (intr & INTERRUPTIBILITY_NMI)
-			vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY, intr & ~INTERRUPTIBILITY_NMI);
-		vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
+		nmi_window_update(v);   /* a second NMI latched: after this one's IRET */
 		return vid;
 	}
+	nmi_window_update(v);
 	vec = pending_vector(v, vid);
 	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
@@ -150,8 +209,10 @@ bool vcpu_has_wakeup(struct vcpu *v)
 {
 	bool r;
 
-	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI). */
-	if (READ_ONCE(v->lapic.nmi_pending) || kvm_pv_unhalt_pending(v))
+	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI); not for
+	 * one the guest blocks (HLT in its NMI handler, virtual NMIs). */
+	if ((READ_ONCE(v->lapic.nmi_pending) &&
+	     !(v->state == VCPU_HALTED && v->halt_nmi_blocked)) || kvm_pv_unhalt_pending(v))
 		return true;
 	if (v->state == VCPU_HALTED && !v->halt_if)
 		return false;
@@ -307,6 +368,8 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
 			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
+			v->halt_nmi_blocked = vnmi_on() && (vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+							    INTERRUPTIBILITY_NMI);
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
 		else if (act == EXIT_YIELD)

@@ -12,6 +12,8 @@ struct decode_state {
 	size_t n, pos;
 	enum decode_mode mode;
 	bool opsize, adsize;   /* 66 / 67 prefixes */
+	bool lock, rep;        /* F0, F3/F2 */
+	int seg;               /* segment override (SEG_*), -1 none */
 	uint8_t rex;
 };
 
@@ -42,16 +44,30 @@ static bool decode_is_legacy_prefix(uint8_t b)
 {
 	switch (b) {
 	case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
-	case 0x66: case 0x67: case 0xf2: case 0xf3:
+	case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
 		return true;
 	default:
 		return false;
 	}
 }
 
-/* Consume prefixes; returns the opcode byte. LOCK (F0) is not accepted: with
- * MOV it raises #UD before any memory access. A REX byte counts only when it
- * immediately precedes the opcode (SDM §2.2.1). */
+static int decode_seg_prefix(uint8_t b)
+{
+	switch (b) {
+	case 0x26: return SEG_ES;
+	case 0x2e: return SEG_CS;
+	case 0x36: return SEG_SS;
+	case 0x3e: return SEG_DS;
+	case 0x64: return SEG_FS;
+	case 0x65: return SEG_GS;
+	default:   return -1;
+	}
+}
+
+/* Consume prefixes; returns the opcode byte. LOCK (F0) is recorded and
+ * checked per instruction (elsewhere it raises #UD before any memory
+ * access). A REX byte counts only when it immediately precedes the opcode
+ * (SDM §2.2.1). */
 static int decode_prefixes(struct decode_state *s, uint8_t *op)
 {
 	int rc;
@@ -62,6 +78,10 @@ static int decode_prefixes(struct decode_state *s, uint8_t *op)
 		if (decode_is_legacy_prefix(*op)) {
 			s->opsize |= *op == 0x66;
 			s->adsize |= *op == 0x67;
+			s->lock |= *op == 0xf0;
+			s->rep |= *op == 0xf2 || *op == 0xf3;
+			if (decode_seg_prefix(*op) >= 0)
+				s->seg = decode_seg_prefix(*op);
 			s->rex = 0;
 			continue;
 		}
@@ -149,7 +169,7 @@ static int decode_imm(struct decode_state *s, struct mmio_insn *out, unsigned by
 		v |= (uint64_t)s->buf[s->pos + i] << (8 * i);
 	s->pos += bytes;
 	if (bytes == 4 && out->size == 8)
-		v = (uint64_t)(int64_t)(int32_t)v;   /* C7 /0 with REX.W */
+		v = (uint64_t)(int64_t)(int32_t)v;   /* C7 /0, 81 with REX.W */
 	out->imm = v;
 	out->has_imm = true;
 	return 0;
@@ -193,41 +213,211 @@ static int decode_moffs(struct decode_state *s, uint8_t op, struct mmio_insn *ou
 	return decode_skip(s, decode_addr_size(s));
 }
 
-static int decode_movx(struct decode_state *s, struct mmio_insn *out)
+/* Operand size of an opcode whose low bit selects byte (0) or full size. */
+static uint8_t decode_wsize(const struct decode_state *s, uint8_t op)
+{
+	return (op & 1) ? decode_op_size(s) : 1;
+}
+
+/* 00-3B: op r/m,reg (bit 1 clear) or op reg,r/m (bit 1 set); ALU op in 5:3. */
+static int decode_alu_rm(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	uint8_t regf;
+	int rc;
+
+	out->kind = MMIO_ALU;
+	out->op = (uint8_t)(op >> 3);
+	out->size = decode_wsize(s, op);
+	out->reg_size = out->size;
+	out->reg_dst = op & 2;
+	out->write = !out->reg_dst && decode_alu_writes(out->op);
+	if ((rc = decode_modrm(s, out, &regf)))
+		return rc;
+	decode_fix_byte_reg(s, out);
+	return 0;
+}
+
+/* 80/81/83 /digit: op r/m, imm8 / imm16/32 / sign-extended imm8. */
+static int decode_alu_imm(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	uint8_t regf;
+	int rc;
+
+	if (op == 0x82 && s->mode == DECODE_MODE_64)
+		return -ENOTSUP;   /* 82 is #UD in 64-bit mode */
+	out->kind = MMIO_ALU;
+	out->size = op == 0x80 || op == 0x82 ? 1 : decode_op_size(s);
+	if ((rc = decode_modrm(s, out, &regf)))
+		return rc;
+	out->op = regf;
+	out->write = decode_alu_writes(regf);
+	out->reg = 0;
+	if (op == 0x83) {
+		if ((rc = decode_imm(s, out, 1)))
+			return rc;
+		out->imm = (uint64_t)(int64_t)(int8_t)out->imm;
+		return 0;
+	}
+	return decode_imm(s, out, MIN(out->size, 4u));
+}
+
+/* 84/85 TEST r/m,reg; 86/87 XCHG r/m,reg. */
+static int decode_test_xchg(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	uint8_t regf;
+	int rc;
+
+	out->kind = op >= 0x86 ? MMIO_XCHG : MMIO_ALU;
+	out->op = op >= 0x86 ? 0 : ALU_TEST;
+	out->size = decode_wsize(s, op);
+	out->reg_size = out->size;
+	out->write = op >= 0x86;
+	if ((rc = decode_modrm(s, out, &regf)))
+		return rc;
+	decode_fix_byte_reg(s, out);
+	return 0;
+}
+
+/* F6/F7 group 3: /0 TEST imm, /2 NOT, /3 NEG (MUL/DIV are not MMIO forms
+ * guests use); FE/FF groups 4/5: /0 INC, /1 DEC. */
+static int decode_unary(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	uint8_t regf;
+	int rc;
+
+	out->kind = MMIO_ALU;
+	out->size = decode_wsize(s, op);
+	if ((rc = decode_modrm(s, out, &regf)))
+		return rc;
+	out->reg = 0;
+	if (op >= 0xfe) {
+		if (regf > 1)
+			return -ENOTSUP;
+		out->op = regf ? ALU_DEC : ALU_INC;
+		out->write = true;
+		return 0;
+	}
+	switch (regf) {
+	case 0:
+		out->op = ALU_TEST;
+		return decode_imm(s, out, MIN(out->size, 4u));
+	case 2:
+	case 3:
+		out->op = regf == 2 ? ALU_NOT : ALU_NEG;
+		out->write = true;
+		return 0;
+	default:
+		return -ENOTSUP;
+	}
+}
+
+/* A4/A5 MOVS, AA/AB STOS, AC/AD LODS (SDM vol. 2 "MOVS", "STOS", "LODS"). */
+static int decode_string(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	out->kind = op <= 0xa5 ? MMIO_MOVS : op <= 0xab ? MMIO_STOS : MMIO_LODS;
+	out->size = decode_wsize(s, op);
+	out->reg_size = out->size;
+	out->reg = 0;   /* AL/AX/EAX/RAX for STOS and LODS */
+	out->write = out->kind != MMIO_LODS;
+	out->rep = s->rep;
+	out->seg = (uint8_t)(s->seg >= 0 ? s->seg : SEG_DS);
+	return 0;
+}
+
+/* 0F xx: MOVZX/MOVSX, BT/BTS/BTR/BTC r/m,reg and 0F BA /4-7 r/m,imm8. */
+static int decode_0f(struct decode_state *s, struct mmio_insn *out)
 {
 	uint8_t op, regf;
 	int rc;
 
 	if ((rc = decode_byte(s, &op)))
 		return rc;
-	if (op != 0xb6 && op != 0xb7 && op != 0xbe && op != 0xbf)
+	switch (op) {
+	case 0xb6: case 0xb7: case 0xbe: case 0xbf:
+		out->size = (op & 1) ? 2 : 1;
+		out->reg_size = decode_op_size(s);
+		out->sign_extend = op >= 0xbe;
+		return decode_modrm(s, out, &regf);
+	case 0xa3: case 0xab: case 0xb3: case 0xbb:
+		out->kind = MMIO_BT;
+		out->op = (uint8_t)((op >> 3) & 3);   /* A3 0, AB 1, B3 2, BB 3 */
+		out->size = decode_op_size(s);
+		out->reg_size = out->size;
+		out->write = out->op != BT_BT;
+		return decode_modrm(s, out, &regf);
+	case 0xba:
+		out->kind = MMIO_BT;
+		out->size = decode_op_size(s);
+		if ((rc = decode_modrm(s, out, &regf)))
+			return rc;
+		if (regf < 4)
+			return -ENOTSUP;
+		out->op = (uint8_t)(regf - 4);
+		out->write = out->op != BT_BT;
+		out->reg = 0;
+		rc = decode_imm(s, out, 1);
+		out->imm &= 0xff;
+		return rc;
+	default:
 		return -ENOTSUP;
-	out->size = (op & 1) ? 2 : 1;
-	out->reg_size = decode_op_size(s);
-	out->sign_extend = op >= 0xbe;
-	out->write = false;
-	return decode_modrm(s, out, &regf);
+	}
+}
+
+/* LOCK is legal only on a read-modify-write of memory (SDM vol. 2 "LOCK"):
+ * the ALU ops but CMP/TEST with a memory destination, NOT/NEG/INC/DEC,
+ * XCHG, BTS/BTR/BTC. */
+static bool decode_lock_ok(const struct mmio_insn *in)
+{
+	switch (in->kind) {
+	case MMIO_ALU:
+		return in->write && !in->reg_dst;
+	case MMIO_XCHG:
+		return true;
+	case MMIO_BT:
+		return in->op != BT_BT;
+	default:
+		return false;
+	}
+}
+
+static int decode_opcode(struct decode_state *s, uint8_t op, struct mmio_insn *out)
+{
+	if (op < 0x40 && (op & 7) < 4)
+		return decode_alu_rm(s, op, out);
+	if (op >= 0x80 && op <= 0x83)
+		return decode_alu_imm(s, op, out);
+	if (op >= 0x84 && op <= 0x87)
+		return decode_test_xchg(s, op, out);
+	if (op >= 0x88 && op <= 0x8b)
+		return decode_mov(s, op, out);
+	if (op == 0xc6 || op == 0xc7)
+		return decode_mov(s, op, out);
+	if (op >= 0xa0 && op <= 0xa3)
+		return decode_moffs(s, op, out);
+	if ((op >= 0xa4 && op <= 0xa5) || (op >= 0xaa && op <= 0xad))
+		return decode_string(s, op, out);
+	if (op == 0xf6 || op == 0xf7 || op == 0xfe || op == 0xff)
+		return decode_unary(s, op, out);
+	if (op == 0x0f)
+		return decode_0f(s, out);
+	return -ENOTSUP;
 }
 
 int decode_mmio(const uint8_t *buf, size_t n, enum decode_mode mode, struct mmio_insn *out)
 {
-	struct decode_state s = { .buf = buf, .n = n, .mode = mode };
+	struct decode_state s = { .buf = buf, .n = n, .mode = mode, .seg = -1 };
 	uint8_t op;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = decode_prefixes(&s, &op)))
 		return rc;
-	if (op == 0x88 || op == 0x89 || op == 0x8a || op == 0x8b || op == 0xc6 || op == 0xc7)
-		rc = decode_mov(&s, op, out);
-	else if (op >= 0xa0 && op <= 0xa3)
-		rc = decode_moffs(&s, op, out);
-	else if (op == 0x0f)
-		rc = decode_movx(&s, out);
-	else
-		rc = -ENOTSUP;
-	if (rc)
+	if ((rc = decode_opcode(&s, op, out)))
 		return rc;
+	if (s.lock && !decode_lock_ok(out))
+		return -ENOTSUP;   /* #UD on hardware */
+	out->lock = s.lock;
+	out->addr_size = (uint8_t)decode_addr_size(&s);
 	out->len = (uint8_t)s.pos;
 	return 0;
 }
@@ -265,4 +455,77 @@ uint64_t decode_load_merge(const struct mmio_insn *in, uint64_t old_reg, uint64_
 		return v & decode_mask(in->reg_size);
 	m = decode_mask(in->reg_size);
 	return (old_reg & ~m) | (v & m);
+}
+
+/* Even parity of the low byte (PF, SDM vol. 1 §3.4.3.1). */
+static bool decode_parity(uint64_t r)
+{
+	uint8_t p = (uint8_t)r;
+
+	p ^= p >> 4;
+	p ^= p >> 2;
+	p ^= p >> 1;
+	return !(p & 1);
+}
+
+uint64_t decode_alu(unsigned op, unsigned size, uint64_t dst, uint64_t src, uint64_t *rflags)
+{
+	const uint64_t mask = decode_mask(size), sign = 1ULL << (8 * size - 1);
+	const unsigned __int128 d = dst & mask, sr = src & mask;
+	const unsigned cf_in = (*rflags & RFLAGS_CF) ? 1 : 0;
+	unsigned __int128 full;
+	uint64_t r, f = *rflags & ~RFLAGS_ARITH;
+	bool cf = false, of = false, af = false, sub = false;
+
+	switch (op) {
+	case ALU_ADD: case ALU_ADC: case ALU_INC:
+		full = d + (op == ALU_INC ? 1 : sr) + (op == ALU_ADC ? cf_in : 0);
+		cf = (full >> (8 * size)) & 1;
+		break;
+	case ALU_SUB: case ALU_SBB: case ALU_CMP: case ALU_DEC: case ALU_NEG: {
+		unsigned __int128 a = op == ALU_NEG ? 0 : d;
+		unsigned __int128 b = op == ALU_NEG ? d : op == ALU_DEC ? 1 : sr;
+
+		b += op == ALU_SBB ? cf_in : 0;
+		full = a - b;
+		cf = a < b;
+		sub = true;
+		break;
+	}
+	case ALU_OR:   full = d | sr; break;
+	case ALU_AND: case ALU_TEST: full = d & sr; break;
+	case ALU_XOR:  full = d ^ sr; break;
+	case ALU_NOT:  return ~dst & mask;   /* no flags */
+	default:       return dst & mask;
+	}
+	r = (uint64_t)full & mask;
+	if (op <= ALU_CMP || op >= ALU_NEG) {
+		uint64_t a = op == ALU_NEG ? 0 : (uint64_t)d;
+		uint64_t b = op == ALU_NEG ? (uint64_t)d : op == ALU_INC || op == ALU_DEC ? 1 : (uint64_t)sr;
+
+		if (op != ALU_OR && op != ALU_AND && op != ALU_XOR) {
+			af = ((a ^ b ^ r) & 0x10) != 0;
+			of = sub ? ((a ^ b) & (a ^ r) & sign) != 0 : ((a ^ r) & (b ^ r) & sign) != 0;
+		}
+	}
+	if (op == ALU_INC || op == ALU_DEC)
+		cf = cf_in;                     /* INC/DEC leave CF alone */
+	f |= (cf ? RFLAGS_CF : 0) | (decode_parity(r) ? RFLAGS_PF : 0) | (af ? RFLAGS_AF : 0) |
+	     (r == 0 ? RFLAGS_ZF : 0) | ((r & sign) ? RFLAGS_SF : 0) | (of ? RFLAGS_OF : 0);
+	*rflags = f;
+	return r;
+}
+
+uint64_t decode_bt(unsigned op, unsigned size, uint64_t mem, uint64_t bit, uint64_t *rflags)
+{
+	uint64_t m = 1ULL << (bit & (8 * size - 1));
+
+	*rflags = (*rflags & ~RFLAGS_CF) | ((mem & m) ? RFLAGS_CF : 0);
+	switch (op) {
+	case BT_BTS: mem |= m; break;
+	case BT_BTR: mem &= ~m; break;
+	case BT_BTC: mem ^= m; break;
+	default: break;
+	}
+	return mem & decode_mask(size);
 }

@@ -13,15 +13,20 @@
 #include "arch/x86/msr.h"
 #include "errno.h"
 #include "log.h"
+#include "errno.h"
+#include "lib/fmt.h"
 
 #define AR_L  BIT(13)
 #define AR_DB BIT(14)
 
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
 
+/* Pointer to a GPR saved by entry.asm. RSP is not among them (it is guest
+ * state in the VMCS, SDM §25.4.1): its slot is scratch, so callers that may
+ * see RSP use vcpu_gpr_read/vcpu_gpr_write (exit_misc.c reads it itself). */
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx)
 {
-	static uint64_t rsp_scratch;   /* RSP is never an MMIO operand in practice */
+	static uint64_t rsp_scratch;
 	uint64_t *r[16] = {
 		&v->regs.rax, &v->regs.rcx, &v->regs.rdx, &v->regs.rbx, &rsp_scratch,
 		&v->regs.rbp, &v->regs.rsi, &v->regs.rdi, &v->regs.r8, &v->regs.r9,
@@ -29,6 +34,19 @@ uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx)
 		&v->regs.r15,
 	};
 	return r[idx & 15];
+}
+
+static uint64_t vcpu_gpr_read(struct vcpu *v, unsigned idx)
+{
+	return (idx & 15) == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *vcpu_gpr(v, idx);
+}
+
+static void vcpu_gpr_write(struct vcpu *v, unsigned idx, uint64_t val)
+{
+	if ((idx & 15) == 4)
+		vmcs_writenat(VMCS_GUEST_RSP, val);
+	else
+		*vcpu_gpr(v, idx) = val;
 }
 
 static enum decode_mode cpu_mode(void)
@@ -60,12 +78,186 @@ static enum exit_action mmio_fetch_fault(struct vcpu *v, uint64_t la)
 	return EXIT_RESUME;
 }
 
+static uint64_t size_mask(unsigned size)
+{
+	return size >= 8 ? ~0ULL : (1ULL << (8 * size)) - 1;
+}
+
+/* The register operand at the instruction's size (AH..BH shifted down). */
+static uint64_t reg_operand(struct vcpu *v, const struct mmio_insn *in)
+{
+	return decode_store_value(in, vcpu_gpr_read(v, in->reg));
+}
+
+/* Write a result to the register operand with the x86 merge rules. */
+static void reg_result(struct vcpu *v, const struct mmio_insn *in, uint64_t val)
+{
+	vcpu_gpr_write(v, in->reg, decode_load_merge(in, vcpu_gpr_read(v, in->reg), val));
+}
+
+static int dev_rw(struct vcpu *v, uint64_t gpa, unsigned size, bool write, uint64_t *val)
+{
+	return vm_devs_mmio(v->vm, v->id, gpa, size, write, val);
+}
+
+/* One non-string instruction on device memory at gpa. The VM lock is held
+ * across the read and the write, so a read-modify-write is atomic towards
+ * the other vCPUs' MMIO, as LOCK (and XCHG) promise. Arithmetic flags go to
+ * the guest's RFLAGS (decode_alu: SDM vol. 2 per instruction). */
+static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
+{
+	uint64_t mem = 0, val, fl;
+	int r;
+
+	if (in->kind == MMIO_MOV) {
+		val = in->write ? (in->has_imm ? in->imm : reg_operand(v, in)) : 0;
+		if ((r = dev_rw(v, gpa, in->size, in->write, &val)))
+			return r;
+		if (!in->write)
+			reg_result(v, in, val);
+		return 0;
+	}
+	if ((r = dev_rw(v, gpa, in->size, false, &mem)))
+		return r;
+	fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
+	switch (in->kind) {
+	case MMIO_ALU:
+		val = in->has_imm ? in->imm : reg_operand(v, in);
+		if (in->reg_dst) {       /* op reg, r/m: reg is the destination */
+			val = decode_alu(in->op, in->size, val, mem, &fl);
+			if (decode_alu_writes(in->op))
+				reg_result(v, in, val);
+		} else {
+			val = decode_alu(in->op, in->size, mem, val, &fl);
+		}
+		break;
+	case MMIO_XCHG:
+		val = reg_operand(v, in);
+		reg_result(v, in, mem);
+		break;
+	case MMIO_BT:
+		/* With a register bit offset the CPU already chose the operand
+		 * holding the bit (EA + offset / width): gpa is that operand. */
+		val = decode_bt(in->op, in->size, mem, in->has_imm ? in->imm : reg_operand(v, in), &fl);
+		break;
+	default:
+		return -EINVAL;
+	}
+	vmcs_writenat(VMCS_GUEST_RFLAGS, fl);
+	if (in->write)
+		r = dev_rw(v, gpa, in->size, true, &val);
+	return r;
+}
+
+/* ------------------------------------------------------------ strings */
+
+/* Elements one exit emulates; a REP with more re-executes the instruction
+ * with the counts updated (interruptible, like the CPU's own REP, SDM vol. 2
+ * "REP"), so one exit's work stays bounded. */
+#define MMIO_STRING_BATCH 64
+
+static uint64_t seg_base(unsigned seg, enum decode_mode mode)
+{
+	if (mode == DECODE_MODE_64 && seg != SEG_FS && seg != SEG_GS)
+		return 0;     /* SDM vol. 1 §3.4.2.1: only FS and GS have bases */
+	switch (seg) {
+	case SEG_ES: return vmcs_readnat(VMCS_GUEST_ES_BASE);
+	case SEG_CS: return vmcs_readnat(VMCS_GUEST_CS_BASE);
+	case SEG_SS: return vmcs_readnat(VMCS_GUEST_SS_BASE);
+	case SEG_DS: return vmcs_readnat(VMCS_GUEST_DS_BASE);
+	case SEG_FS: return vmcs_readnat(VMCS_GUEST_FS_BASE);
+	default:     return vmcs_readnat(VMCS_GUEST_GS_BASE);
+	}
+}
+
+/* One element at a linear address: RAM through the guest's page tables,
+ * anything else to the device models. */
+static int elem_rw(struct vcpu *v, uint64_t la, unsigned size, bool write, uint64_t *val)
+{
+	uint64_t gpa;
+
+	if (guest_linear_to_gpa(v, la, write, &gpa))
+		return -EFAULT;
+	if (gpa < v->vm->ram_size)
+		return write ? guest_write_linear(v, la, val, size) : guest_read_linear(v, la, val, size);
+	return dev_rw(v, gpa, size, write, val);
+}
+
+/* rSI/rDI/rCX at the address size: 16-bit keeps the upper bits, 32-bit
+ * zero-extends (SDM vol. 1 §3.4.1.1). */
+static uint64_t addr_merge(uint64_t old, uint64_t val, unsigned asize)
+{
+	if (asize == 2)
+		return (old & ~0xffffULL) | (val & 0xffff);
+	return val & size_mask(asize);
+}
+
+/* MOVS/STOS/LODS with or without REP, either direction (RFLAGS.DF). Returns
+ * the elements left (the instruction is re-executed for them), or -EFAULT
+ * for an unmapped linear address, -ENOENT outside RAM and devices. */
+static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in, enum decode_mode mode)
+{
+	uint64_t am = size_mask(in->addr_size), mask = size_mask(in->size);
+	uint64_t count = in->rep ? v->regs.rcx & am : 1, n = MIN(count, (uint64_t)MMIO_STRING_BATCH);
+	int64_t step = (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_DF) ? -(int64_t)in->size : in->size;
+	uint64_t src = in->kind == MMIO_STOS ? 0 : seg_base(in->seg, mode);
+	uint64_t dst = seg_base(SEG_ES, mode);
+	uint64_t si = v->regs.rsi, di = v->regs.rdi, i;
+	int r = 0;
+
+	spin_lock(&v->vm->lock);
+	for (i = 0; i < n && !r; i++) {
+		uint64_t val = v->regs.rax & mask, la;
+
+		if (in->kind != MMIO_STOS) {
+			la = src + (si & am);
+			r = elem_rw(v, mode == DECODE_MODE_64 ? la : la & 0xffffffff, in->size, false, &val);
+			if (r)
+				break;
+			si += (uint64_t)step;
+		}
+		if (in->kind == MMIO_LODS) {
+			v->regs.rax = decode_load_merge(in, v->regs.rax, val);
+			continue;
+		}
+		la = dst + (di & am);
+		r = elem_rw(v, mode == DECODE_MODE_64 ? la : la & 0xffffffff, in->size, true, &val);
+		if (!r)
+			di += (uint64_t)step;
+		else if (in->kind == MMIO_MOVS)
+			si -= (uint64_t)step;   /* the element is not done */
+	}
+	spin_unlock(&v->vm->lock);
+	v->regs.rsi = addr_merge(v->regs.rsi, si, in->addr_size);
+	v->regs.rdi = addr_merge(v->regs.rdi, di, in->addr_size);
+	if (in->rep)
+		v->regs.rcx = addr_merge(v->regs.rcx, count - i, in->addr_size);
+	return r ? r : (int64_t)(count - i);
+}
+
+/* ------------------------------------------------------------ exits */
+
+static enum exit_action mmio_unknown(struct vcpu *v, struct exit_info *x, const uint8_t *buf,
+				     int n, uint64_t gpa)
+{
+	char hex[3 * DECODE_MAX_LEN + 1];
+	int k = 0;
+
+	for (int i = 0; i < n && i < DECODE_MAX_LEN; i++)
+		k += fmt_snprintf(hex + k, sizeof(hex) - (size_t)k, "%s%02x", i ? " " : "", buf[i]);
+	hex[k] = 0;
+	pr_err("%s: vcpu%u: MMIO at guest-physical %#lx by an instruction the decoder does not "
+	       "know: bytes %s\n", v->vm->p.name, v->id, gpa, hex);
+	return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
+}
+
 static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64_t gpa)
 {
 	uint8_t buf[DECODE_MAX_LEN];
 	uint64_t rip = vmcs_readnat(VMCS_GUEST_CS_BASE) + vmcs_readnat(VMCS_GUEST_RIP);
+	enum decode_mode mode = cpu_mode();
 	struct mmio_insn in;
-	uint64_t val = 0, *reg;
+	int64_t left = 0;
 	int r;
 
 	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
@@ -74,30 +266,34 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 		return mmio_fetch_fault(v, rip);
 	if (n <= 0)
 		return exit_fail(v, x, "cannot fetch the MMIO instruction");
-	r = decode_mmio(buf, (size_t)n, cpu_mode(), &in);
+	r = decode_mmio(buf, (size_t)n, mode, &in);
 	/* The same race for an instruction that straddles two pages (found by
 	 * make fuzz, guest hvfuzz): the fetch stopped at the end of the first
 	 * page because the second is gone now; its #PF is the one to take. */
 	if (r == -EAGAIN && n < (int)sizeof(buf))
 		return mmio_fetch_fault(v, rip + (uint64_t)n);
 	if (r)
-		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
-	reg = vcpu_gpr(v, in.reg);
-	if (in.write)
-		val = in.has_imm ? in.imm : decode_store_value(&in, *reg)   /* handles AH..BH itself */;
-	spin_lock(&v->vm->lock);
-	r = vm_devs_mmio(v->vm, v->id, gpa, in.size, in.write, &val);
-	spin_unlock(&v->vm->lock);
+		return mmio_unknown(v, x, buf, n, gpa);
+	if (in.kind >= MMIO_MOVS) {
+		left = mmio_string(v, &in, mode);
+		r = left < 0 ? (int)left : 0;
+	} else {
+		spin_lock(&v->vm->lock);
+		r = mmio_exec(v, &in, gpa);
+		spin_unlock(&v->vm->lock);
+	}
+	if (r == -EFAULT)
+		return exit_fail(v, x, "MMIO string instruction: linear address not mapped");
 	if (r) {
 		pr_err("%s: vcpu%u: access to guest-physical %#lx, outside RAM and devices\n",
 		       v->vm->p.name, v->id, gpa);
 		vm_stop(v->vm, 124, "bad-guest-physical-access");
 		return EXIT_STOPPED;
 	}
-	if (!in.write)
-		*reg = decode_load_merge(&in, *reg, val);
-	x->insn_len = in.len;
-	exit_skip_insn(x);
+	if (!left) {
+		x->insn_len = in.len;
+		exit_skip_insn(x);
+	}
 	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
 }
 

@@ -320,22 +320,48 @@ int kvm_pv_apic_to_vcpu(struct vintc *ic, uint64_t apic_id)
 }
 
 /* ICR fields (SDM vol. 3A §11.6.1): vector 7:0, delivery mode 10:8,
- * destination mode 11, shorthand 19:18. Linux sends fixed or NMI only. */
+ * destination mode 11, level 14, trigger mode 15, shorthand 19:18. */
 #define ICR_DEST_LOGICAL BIT(11)
+#define ICR_ASSERT       BIT(14)
+#define ICR_LEVEL        BIT(15)
 #define ICR_SHORTHAND    (3ull << 18)
 
+/* Whether the message counts as sent, as KVM's __apic_accept_irq() answers
+ * it (the value kvm_pv_send_ipi() sums): fixed and lowest-priority only to a
+ * software-enabled LAPIC, and only legal vectors (a vector below 16 is
+ * refused by the receiver, SDM §11.5.2, so ICR 0 sends nothing); NMI, INIT
+ * and SIPI always (INIT unless a de-assert); SMI, ExtINT and the reserved modes never. */
+static bool pv_ipi_accepted(const struct vlapic *l, const struct apic_msg *m)
+{
+	switch (m->mode) {
+	case APIC_DM_FIXED:
+	case APIC_DM_LOWEST:
+		return m->vector >= 16 && vlapic_sw_enabled(l);
+	case APIC_DM_INIT:
+		return m->assert;   /* INIT level de-assert does nothing */
+	case APIC_DM_NMI:
+	case APIC_DM_SIPI:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* KVM's ABI (Linux arch/x86/kvm/lapic.c kvm_pv_send_ipi, hypercalls.rst):
+ * -EINVAL only for a logical destination or a shorthand; every other
+ * request returns the number of vCPUs that accepted the message, skipping
+ * APIC IDs that name no vCPU and messages the target refuses. */
 int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min, uint64_t icr)
 {
 	struct apic_msg m = {
 		.vector = (uint8_t)icr, .mode = (uint8_t)((icr >> 8) & 7),
-		.assert = true, .x2apic_dest = true,
+		.level_trig = (icr & ICR_LEVEL) != 0,
+		.assert = (icr & ICR_ASSERT) || !(icr & ICR_LEVEL), .x2apic_dest = true,
 	};
 	uint64_t bits[2] = { lo, hi };
 	int64_t count = 0;
 
-	if ((icr & (ICR_DEST_LOGICAL | ICR_SHORTHAND)) ||
-	    (m.mode != APIC_DM_FIXED && m.mode != APIC_DM_NMI) ||
-	    (m.mode == APIC_DM_FIXED && m.vector < 16))
+	if (icr & (ICR_DEST_LOGICAL | ICR_SHORTHAND))
 		return -EINVAL;
 	spin_lock(&ic->lock);
 	for (unsigned w = 0; w < 2; w++) {
@@ -345,7 +371,7 @@ int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min
 			int i = id >= min ? apic_to_vcpu_locked(ic, id) : -1;
 
 			bits[w] &= bits[w] - 1;
-			if (i < 0)
+			if (i < 0 || !pv_ipi_accepted(ic->lapic[i], &m))
 				continue;
 			m.dest = (uint32_t)id;
 			vlapic_accept_msg(ic->lapic[i], &m);

@@ -28,6 +28,11 @@ static int setup_controls(struct vcpu *v)
 	bool ple = vm->p.ple_set ? vm->p.ple : vm->nr_vcpus > 1;
 
 	pin = vmx_ctl_adjust(&c->pin, PIN_EXTINT_EXIT | PIN_NMI_EXIT | PIN_PREEMPT_TIMER);
+	/* Virtual NMIs (SDM §25.3) with NMI-window exiting (§26.7.6, allowed
+	 * only with them, §26.2.1.1): the guest's NMI blocking is tracked by
+	 * the CPU up to its IRET (vm/vcpu.c inject_nmi). */
+	if (vmx_ctl_has(&c->pin, PIN_VIRTUAL_NMI) && vmx_ctl_has(&c->proc, PROC_NMI_WINDOW))
+		pin = vmx_ctl_adjust(&c->pin, pin | PIN_VIRTUAL_NMI);
 	proc = vmx_ctl_adjust(&c->proc, PROC_HLT_EXIT | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
 			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT |
 			      (ple ? PROC_PAUSE_EXIT : 0) | PROC_SECONDARY);

@@ -145,9 +145,9 @@ START_TEST(test_ipi_nmi)
 {
 	setup();
 	send(0, 3, 0x00000400);
-	ck_assert(vintc_nmi_take(&IC, 3));
-	ck_assert(!vintc_nmi_take(&IC, 3));
-	ck_assert(!vintc_nmi_take(&IC, 1));
+	ck_assert(vintc_nmi_take(&IC, 3, false));
+	ck_assert(!vintc_nmi_take(&IC, 3, false));
+	ck_assert(!vintc_nmi_take(&IC, 1, false));
 	ck_assert_int_eq(H.kicks[3], 1);
 }
 END_TEST

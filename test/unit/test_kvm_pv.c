@@ -415,8 +415,25 @@ START_TEST(test_ipi_nmi_and_bad)
 	ck_assert(lapics[0].nmi_pending);
 	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | BIT(11)), -EINVAL);   /* logical */
 	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | (2u << 18)), -EINVAL); /* shorthand */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, APIC_DM_INIT << 8), -EINVAL);
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x05), -EINVAL);   /* vector < 16 */
+}
+END_TEST
+
+/* KVM's answer is the count accepted: ICR 0, illegal vectors, SMI and
+ * targets with a software-disabled LAPIC send nothing and are no error. */
+START_TEST(test_ipi_count_kvm_abi)
+{
+	uint64_t off = 0xff;
+
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0), 0);          /* ICR 0 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0x05), 0);       /* vector < 16 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 2u << 8), 0);    /* SMI */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 0, 0, 0x40), 0);         /* empty bitmap */
+	ck_assert(!vlapic_vec_test(&lapics[0], APIC_IRR, 0x05));
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, (APIC_DM_INIT << 8) | BIT(15)), 0);
+	ck_assert_int_eq(vintc_mmio(&IC, 1, 0xfee00000 + APIC_SVR, 4, true, &off), 0);
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0xf, 0, 0, 0x40), 3);       /* 0, 2, 3; not 1 */
+	ck_assert(!vlapic_vec_test(&lapics[1], APIC_IRR, 0x40));
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1f0, 0, 0, 0x40), 0);     /* IDs 4-8: none */
 	ck_assert_int_eq(kvm_pv_apic_to_vcpu(&IC, 2), 2);
 	ck_assert_int_eq(kvm_pv_apic_to_vcpu(&IC, 9), -1);
 }
@@ -451,6 +468,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(ti, ipi_setup, NULL);
 	tcase_add_test(ti, test_ipi_bitmap);
 	tcase_add_test(ti, test_ipi_nmi_and_bad);
+	tcase_add_test(ti, test_ipi_count_kvm_abi);
 	tcase_add_test(ti, test_pv_eoi_vector);
 	suite_add_tcase(s, ti);
 	return s;

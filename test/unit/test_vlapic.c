@@ -557,10 +557,26 @@ START_TEST(test_nmi_and_lvt_lint)
 	struct apic_msg nmi = { .mode = APIC_DM_NMI };
 
 	setup();
-	ck_assert(!vlapic_nmi_take(&L));
+	ck_assert(!vlapic_nmi_take(&L, false));
 	vlapic_accept_msg(&L, &nmi);
-	ck_assert(vlapic_nmi_take(&L));
-	ck_assert(!vlapic_nmi_take(&L));
+	ck_assert(vlapic_nmi_take(&L, false));
+	ck_assert(!vlapic_nmi_take(&L, false));
+	/* Two NMIs before the vCPU runs: one delivered, one latched; a third
+	 * coalesces (SDM §6.7.1). */
+	vlapic_accept_msg(&L, &nmi);
+	vlapic_accept_msg(&L, &nmi);
+	vlapic_accept_msg(&L, &nmi);
+	ck_assert_uint_eq(L.nmi_pending, 2);
+	ck_assert(vlapic_nmi_take(&L, false));
+	ck_assert(vlapic_nmi_take(&L, false));
+	ck_assert(!vlapic_nmi_take(&L, false));
+	/* While the guest is blocked by NMI, only one stays latched. */
+	vlapic_accept_msg(&L, &nmi);
+	vlapic_accept_msg(&L, &nmi);
+	ck_assert(!vlapic_nmi_take(&L, true));
+	ck_assert_uint_eq(L.nmi_pending, 1);
+	ck_assert(vlapic_nmi_take(&L, false));
+	ck_assert(!vlapic_nmi_take(&L, false));
 	ck_assert(!vlapic_accepts_extint(&L));
 	enable();
 	wr(APIC_LVT_LINT0, 0x700);
