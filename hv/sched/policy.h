@@ -117,8 +117,12 @@ extern struct sched_sys sched_sys;
 /* Ask p to run its scheduler soon (sets need_resched, kicks unless p is the
  * caller's pCPU and is about to schedule anyway). */
 void sched_cpu_resched(unsigned cpu);
-/* Cross-pCPU reschedule of a CPU set (co-scheduling, seed 003 Alg. 1). */
+/* Cross-pCPU reschedule of a CPU set (plain kicks, not traced). */
 void sched_cpus_resched(const struct cpumask *m, stime_t now);
+/* Co-scheduling signal for vm from pCPU `from` to the set m (seed 003 Alg. 1):
+ * kicks each and traces VPE_COSCHED_SIGNAL per target (arg = target pCPU). */
+void sched_cosched_signal(unsigned from, const struct sched_vm *vm, const struct cpumask *m,
+			  stime_t now);
 /* Move queued/idle v to pCPU `to`; both runqueue locks held by the caller. */
 void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now);
 /* Lock the runqueue v belongs to (loops until v->pcpu is stable). */
@@ -142,6 +146,8 @@ void sched_options_defaults(void);
 void sched_dedicated_init(void);
 void sched_dedicated_epoch(unsigned cpu, stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
+void sched_trace_vm_event(unsigned cpu, const struct sched_vm *vm, enum vp_event ev, stime_t now,
+			  uint64_t arg);
 void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
 		       uint64_t arg);
 #endif
