@@ -370,6 +370,8 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	struct sched_vm *dom, *own, *ended = NULL;
 	bool waited = false;
 
+	if (id >= SCHED_MAX_PCPUS)
+		return cand;
 	spin_lock(&cs.lock);
 	own = cs.var->persist ? cs.owner[id] : NULL;
 	/* A persistent operation lasts one credit slice. */
@@ -388,6 +390,8 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 			next = cand;                          /* stolen here meanwhile */
 		if (!next)
 			next = cand && !cs_con(cand->vm) ? cand : csched_runq_find(p, match_hit, NULL);
+		if (cand && cand != next && cs_con(cand->vm))
+			cpumask_set(&cs.waiters, id);    /* CON work held back: retry at the end */
 		cs.codom[id] = NULL;
 		cpumask_clear(&cs.coworkers, id);
 		if (!cs.var->persist && !cs_overlap(&cs.coworkers, &DV(dom)->m)) {
