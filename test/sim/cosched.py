@@ -81,6 +81,16 @@ def main():
     for c, pct in (("solo", 99), ("dual", 99), ("solo-busy", 99), ("dual-busy", 97)):
         checks.append((f"{c}: bcs time edges <= 1 ms in >= {pct} %",
                        cs(c, "bcs", "edge_le_1ms_pct") >= pct))
+    # A HIT-only system behaves exactly like credit (same vm/vcpu lines).
+    base = os.path.dirname(os.path.abspath(a.dir))
+    for wl in ("basic-4.wl", "lock-4.wl", "intermittent-4.wl"):
+        path = os.path.join(base, wl)
+        outs = {p: [l for l in subprocess.run([a.hvsim, "-p", p, path], capture_output=True,
+                                               text=True, timeout=120).stdout.splitlines()
+                    if l.startswith(("vm ", "vcpu "))] for p in POLICIES}
+        for p in POLICIES[1:]:
+            checks.append((f"HIT-only {wl}: {p} identical to credit",
+                           bool(outs[p]) and outs[p] == outs["credit"]))
     bad = 0
     for name, ok in checks:
         print(f"  {'PASS' if ok else 'FAIL'} cosched {name}")
