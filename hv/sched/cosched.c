@@ -96,23 +96,32 @@ static unsigned cs_siblings_on(struct sched_vm *vm, struct sched_vcpu *self, uns
 }
 
 /* Best pCPU for v of a CON VM: fewest siblings, then fewest vCPUs homed
- * there (load), then fewest CON vCPUs. vm_lock held. */
+ * there (load), then fewest CON vCPUs. One pass over all vCPUs, then one
+ * over the pCPUs. vm_lock held (it also protects the count arrays). */
+static uint16_t sc_sib[SCHED_MAX_PCPUS], sc_load[SCHED_MAX_PCPUS], sc_con[SCHED_MAX_PCPUS];
+
 static int cs_scatter_target(struct sched_vcpu *v)
 {
 	unsigned best = SCHED_MAX_PCPUS, bs = ~0u, bl = ~0u, bc = ~0u, c;
 
+	memset(sc_sib, 0, sizeof(sc_sib));
+	memset(sc_load, 0, sizeof(sc_load));
+	memset(sc_con, 0, sizeof(sc_con));
+	for (struct sched_vm *vm = sched_sys.vms; vm; vm = vm->next)
+		for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next) {
+			unsigned at = cs_pos(s);
+
+			if (s == v || at >= SCHED_MAX_PCPUS)
+				continue;
+			sc_load[at]++;
+			sc_con[at] += cosched_vm_is_con(vm);
+			sc_sib[at] += vm == v->vm;
+		}
 	for_each_cpu(c, &sched_sys.online) {
-		unsigned sib, load = 0, con = 0;
+		unsigned sib = sc_sib[c], load = sc_load[c], con = sc_con[c];
 
 		if (!cpumask_test(&v->affinity, c))
 			continue;
-		sib = cs_siblings_on(v->vm, v, c);
-		for (struct sched_vm *vm = sched_sys.vms; vm; vm = vm->next)
-			for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next)
-				if (s != v && cs_pos(s) == c) {
-					load++;
-					con += cosched_vm_is_con(vm);
-				}
 		if (sib < bs || (sib == bs && (load < bl || (load == bl && con < bc)))) {
 			best = c;
 			bs = sib;
@@ -371,6 +380,10 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	bool waited = false;
 
 	if (id >= SCHED_MAX_PCPUS)
+		return cand;
+	/* Fast path: nothing pending or held here and a HIT (or no) candidate. */
+	if (!READ_ONCE(cs.codom[id]) && !READ_ONCE(cs.desched[id]) && !READ_ONCE(cs.owner[id]) &&
+	    (!cand || !cs_con(cand->vm)))
 		return cand;
 	spin_lock(&cs.lock);
 	own = cs.var->persist ? cs.owner[id] : NULL;

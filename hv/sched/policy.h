@@ -14,6 +14,8 @@ struct sched_options {
 	stime_t dp_delay;           /* sched_dp_us: fixed delayed preemption, 0 = off */
 	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
 	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
+	stime_t relaxed_skew;       /* sched_relaxed_skew_us: relaxed co-scheduling threshold (3000) */
+	stime_t relaxed_costop;     /* sched_relaxed_costop: 1 = co-stop the leader (default), 0 = swap only */
 };
 extern struct sched_options sched_opts;
 

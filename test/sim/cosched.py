@@ -13,7 +13,9 @@ import os
 import subprocess
 import sys
 
-POLICIES = ["credit", "cs", "cds", "pcs", "bcs", "gang"]
+POLICIES = ["credit", "cs", "cds", "pcs", "bcs", "gang", "relaxed"]
+# seed 003's comparison set; relaxed (seed 000 §5.1) is tabled but not held to it
+SEED003 = ["cs", "cds", "pcs", "bcs", "gang"]
 CONFIGS = ["solo", "dual", "solo-busy", "dual-busy"]
 
 
@@ -63,7 +65,7 @@ def main():
                       f"{cs(c, p, 'edge_le_1ms_pct'):11.2f}")
     checks = []
     for c in ("solo", "solo-busy"):
-        for p in POLICIES[1:]:
+        for p in SEED003:
             checks.append((f"{c}: {p} at least as fast as credit", t(c, p) <= 1.01 * t(c, "credit")))
     for p in ("cs", "cds"):
         checks.append((f"dual: {p} far slower than credit (> 1.5x)", t("dual", p) > 1.5 * t("dual", "credit")))
