@@ -269,6 +269,23 @@ static void cs_or(struct cpumask *a, const struct cpumask *b)
 		a->w[i] |= b->w[i];
 }
 
+/* Entries of codom[]/owner[] are not cleared when an operation ends: a
+ * CoDom entry is valid while its pCPU is in CoWorkers, an owner entry while
+ * the VM's operation is active and covers the pCPU (O(1) operation end). */
+static struct sched_vm *cs_codom(unsigned c)
+{
+	struct sched_vm *d = c < SCHED_MAX_PCPUS ? READ_ONCE(cs.codom[c]) : NULL;
+
+	return d && cpumask_test(&cs.coworkers, c) ? d : NULL;
+}
+
+static struct sched_vm *cs_owner(unsigned c)
+{
+	struct sched_vm *o = c < SCHED_MAX_PCPUS ? READ_ONCE(cs.owner[c]) : NULL;
+
+	return o && READ_ONCE(DV(o)->active) && cpumask_test(&DV(o)->m, c) ? o : NULL;
+}
+
 /* Kick the pCPUs that held CON work back (they re-decide). */
 static void cs_kick_waiters(unsigned self)
 {
@@ -290,12 +307,6 @@ static void cs_end_op(struct sched_vm *vm, unsigned self, stime_t now, bool desc
 	if (!d->active)
 		return;
 	cpumask_zero(&sig);
-	for_each_cpu(c, &d->m) {
-		if (cs.owner[c] == vm)
-			cs.owner[c] = NULL;
-		if (cs.codom[c] == vm)
-			cs.codom[c] = NULL;
-	}
 	if (desched)
 		for_each_cpu(c, &d->run)
 			if (c != self) {
@@ -356,13 +367,15 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vm *vm, stime_t now)
 
 static bool cs_must_switch(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
 {
-	struct sched_vm *dom = READ_ONCE(cs.codom[p->id]), *own;
+	struct sched_vm *dom = cs_codom(p->id), *own;
 
+	if (p->id >= SCHED_MAX_PCPUS)
+		return false;
 	if (dom && prev->vm != dom)
 		return true;
 	if (READ_ONCE(cs.desched[p->id]) == prev->vm)
 		return true;
-	own = READ_ONCE(cs.owner[p->id]);
+	own = cs_owner(p->id);
 	if (cs.var->persist && own && own == prev->vm && now >= DV(own)->deadline)
 		return true;
 	/* Strict gang: a CON vCPU outside its operation must stop. */
@@ -382,11 +395,11 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	if (id >= SCHED_MAX_PCPUS)
 		return cand;
 	/* Fast path: nothing pending or held here and a HIT (or no) candidate. */
-	if (!READ_ONCE(cs.codom[id]) && !READ_ONCE(cs.desched[id]) && !READ_ONCE(cs.owner[id]) &&
+	if (!cs_codom(id) && !READ_ONCE(cs.desched[id]) && !cs_owner(id) &&
 	    (!cand || !cs_con(cand->vm)))
 		return cand;
 	spin_lock(&cs.lock);
-	own = cs.var->persist ? cs.owner[id] : NULL;
+	own = cs.var->persist ? cs_owner(id) : NULL;
 	/* A persistent operation lasts one credit slice. */
 	if (own && now >= DV(own)->deadline) {
 		waited = !cpumask_empty(&cs.waiters);
@@ -394,7 +407,7 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		ended = own;
 		own = NULL;
 	}
-	dom = cs.codom[id];
+	dom = cs_codom(id);
 	if (dom) {
 		/* Alg. 1 lines 3-17: run the co-scheduled VM's vCPU queued here,
 		 * else a HIT vCPU; this pCPU has answered. */
@@ -438,7 +451,7 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		}
 	}
 	/* Persistent operations: track the members running the VM. */
-	own = cs.var->persist ? cs.owner[id] : NULL;
+	own = cs.var->persist ? cs_owner(id) : NULL;
 	if (own) {
 		struct cs_vm *d = DV(own);
 		bool runs = next && next->vm == own;
@@ -468,7 +481,7 @@ static void cs_vm_adjust(struct sched_vm *vm)
 
 static void cs_dump(struct sched_pcpu *p, stime_t now)
 {
-	struct sched_vm *c = READ_ONCE(cs.codom[p->id]), *o = READ_ONCE(cs.owner[p->id]);
+	struct sched_vm *c = cs_codom(p->id), *o = cs_owner(p->id);
 
 	pr_info("%s: cpu%u codom=%d owner=%d ops=%llu signals=%llu\n", cs.var->name, p->id,
 		c ? (int)c->id : -1, o ? (int)o->id : -1,
