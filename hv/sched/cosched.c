@@ -139,9 +139,9 @@ static void cs_check_overcommit(struct sched_vm *vm, unsigned nvcpus)
 	d->overcommit = nvcpus > sched_sys.npcpus;
 	if (d->overcommit && !d->warned) {
 		d->warned = 1;
-		pr_warn("sched: CON VM %u has %u vCPUs on %u pCPUs: cannot scatter; co-scheduled "
-			"per pCPU that holds it (gang: treated as HIT), see docs/sched.md\n",
-			vm->id, nvcpus, sched_sys.npcpus);
+		pr_warn("sched: CON VM %u has more vCPUs (%u so far) than pCPUs (%u): cannot "
+			"scatter; co-scheduled per pCPU that holds it (gang: run as HIT), see "
+			"docs/sched.md\n", vm->id, nvcpus, sched_sys.npcpus);
 	}
 }
 
@@ -298,7 +298,8 @@ static void cs_kick_waiters(unsigned self)
 
 /* End vm's operation (persist variants). Members still running its vCPUs
  * are told to deschedule when co-descheduling (cds) or strict (gang). */
-static void cs_end_op(struct sched_vm *vm, unsigned self, stime_t now, bool desched)
+static void cs_end_op(struct sched_vm *vm, struct sched_vcpu *by, unsigned self, stime_t now,
+		      bool desched)
 {
 	struct cs_vm *d = DV(vm);
 	struct cpumask sig;
@@ -319,14 +320,15 @@ static void cs_end_op(struct sched_vm *vm, unsigned self, stime_t now, bool desc
 	d->active = 0;
 	if (!cpumask_empty(&sig)) {
 		cosched_stats.codesched++;
-		sched_cosched_signal(self, vm, &sig, now);
+		sched_cosched_signal(self, by && by->vm == vm ? by : vm->vcpus, &sig, now);
 	}
 	cs_kick_waiters(self);
 }
 
 /* Alg. 1 lines 19-30: launch an operation for vm from p, or refuse. */
-static bool cs_launch(struct sched_pcpu *p, struct sched_vm *vm, stime_t now)
+static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 {
+	struct sched_vm *vm = by->vm;
 	struct cs_vm *d = DV(vm);
 	struct cpumask m, sig;
 	unsigned c;
@@ -361,7 +363,7 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vm *vm, stime_t now)
 		VV(s)->edge_from = READ_ONCE(s->state) == SCHED_RUNNABLE ? now : 0;
 	spin_unlock(&sched_sys.vm_lock);
 	cosched_stats.signals += cpumask_weight(&sig);
-	sched_cosched_signal(p->id, vm, &sig, now);   /* cpu_raise(CoCPUs, SCHED_SIG) */
+	sched_cosched_signal(p->id, by, &sig, now);   /* cpu_raise(CoCPUs, SCHED_SIG) */
 	return true;
 }
 
@@ -403,7 +405,7 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	/* A persistent operation lasts one credit slice. */
 	if (own && now >= DV(own)->deadline) {
 		waited = !cpumask_empty(&cs.waiters);
-		cs_end_op(own, id, now, cs.var->codesched || cs.var->strict);
+		cs_end_op(own, prev, id, now, cs.var->codesched || cs.var->strict);
 		ended = own;
 		own = NULL;
 	}
@@ -442,7 +444,7 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 			else if (vm == ended && waited)
 				ok = false;                    /* let the waiting VMs have a turn */
 			else
-				ok = cs_launch(p, vm, now);
+				ok = cs_launch(p, next, now);
 			if (!ok) {
 				/* Alg. 1 line 27: the first HIT vCPU instead. */
 				next = csched_runq_find(p, match_hit, NULL);
@@ -461,9 +463,9 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		} else if (cpumask_test(&d->run, id)) {
 			cpumask_clear(&d->run, id);
 			if (cs.var->codesched)
-				cs_end_op(own, id, now, true);     /* CDS: siblings go too */
+				cs_end_op(own, prev, id, now, true);   /* CDS: siblings go too */
 			else if (cpumask_empty(&d->run) && !cs_overlap(&cs.coworkers, &d->m))
-				cs_end_op(own, id, now, cs.var->strict);
+				cs_end_op(own, prev, id, now, cs.var->strict);
 		}
 	}
 	if (next && VV(next)->edge_from) {

@@ -121,9 +121,10 @@ extern struct sched_sys sched_sys;
 void sched_cpu_resched(unsigned cpu);
 /* Cross-pCPU reschedule of a CPU set (plain kicks, not traced). */
 void sched_cpus_resched(const struct cpumask *m, stime_t now);
-/* Co-scheduling signal for vm from pCPU `from` to the set m (seed 003 Alg. 1):
- * kicks each and traces VPE_COSCHED_SIGNAL per target (arg = target pCPU). */
-void sched_cosched_signal(unsigned from, const struct sched_vm *vm, const struct cpumask *m,
+/* Co-scheduling signal from pCPU `from` to the set m on behalf of vCPU `by`
+ * (seed 003 Alg. 1): kicks each and traces VPE_COSCHED_SIGNAL per target,
+ * charged to `by`, arg = target pCPU. */
+void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpumask *m,
 			  stime_t now);
 /* Move queued/idle v to pCPU `to`; both runqueue locks held by the caller. */
 void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now);
@@ -148,8 +149,6 @@ void sched_options_defaults(void);
 void sched_dedicated_init(void);
 void sched_dedicated_epoch(unsigned cpu, stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
-void sched_trace_vm_event(unsigned cpu, const struct sched_vm *vm, enum vp_event ev, stime_t now,
-			  uint64_t arg);
 void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
 		       uint64_t arg);
 #endif

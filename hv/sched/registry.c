@@ -75,14 +75,6 @@ void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, sti
 		vprof_event(cpu, v ? v->vm->id : 0, v ? v->id : 0, ev, now, arg);
 }
 
-/* A VM-level event (no vCPU): vcpu field VPROF_VM_NONE. */
-void sched_trace_vm_event(unsigned cpu, const struct sched_vm *vm, enum vp_event ev, stime_t now,
-			  uint64_t arg)
-{
-	if (vprof_event)
-		vprof_event(cpu, vm ? vm->id : VPROF_VM_NONE, VPROF_VM_NONE, ev, now, arg);
-}
-
 struct sched_shared_page *sched_vcpu_shared(struct sched_vcpu *v)
 {
 	return sched_plat && sched_plat->shared_page ?

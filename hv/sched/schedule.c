@@ -58,16 +58,18 @@ void sched_cpus_resched(const struct cpumask *m, stime_t now)
 }
 
 /* seed 003 Alg. 1 cpu_raise(CoCPUs, SCHED_SIG). One VPE_COSCHED_SIGNAL per
- * target (arg = target pCPU, any width), attributed to the VM on the sender's
- * pCPU; the policy's pick must honour it even against an equal-priority
- * current vCPU (csched_ext.must_switch). */
-void sched_cosched_signal(unsigned from, const struct sched_vm *vm, const struct cpumask *m,
+ * target (arg = target pCPU, any width), charged to the vCPU on whose behalf
+ * it is sent (the CON vCPU that launched the co-scheduling, or the one whose
+ * descheduling co-deschedules its siblings) on the sender's pCPU; the
+ * policy's pick must honour it even against an equal-priority current vCPU
+ * (csched_ext.must_switch). */
+void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpumask *m,
 			  stime_t now)
 {
 	unsigned c;
 
 	for_each_cpu(c, m) {
-		sched_trace_vm_event(from, vm, VPE_COSCHED_SIGNAL, now, c);
+		sched_trace_event(from, by, VPE_COSCHED_SIGNAL, now, c);
 		sched_cpu_resched(c);
 	}
 }

@@ -128,7 +128,9 @@ static void obs_signal(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event 
 	if (ev != VPE_COSCHED_SIGNAL)
 		return;
 	nsig++;
-	ck_assert_uint_eq(vcpu, VPROF_VM_NONE);       /* attributed to the VM, not vCPU 0 */
+	/* Charged to a vCPU of the co-scheduled VM, not to VM 0 vCPU 0. */
+	ck_assert_msg(vm < S.nvms && vcpu < S.vm[vm].nvcpus &&
+		      S.vm[vm].prm.type == SCHED_TYPE_CON, "signal charged to %u.%u", vm, vcpu);
 	for (int i = 0; i < S.nvcpus; i++)
 		if (S.vcpu[i].sv.vm->id == vm && S.vcpu[i].sv.pcpu == arg)
 			holds = true;
