@@ -174,10 +174,23 @@ void cosched_scatter_vm(struct sched_vm *vm)
 	cs_check_overcommit(vm, vm->nvcpus);
 	for (v = vm->vcpus; v; v = v->vm_next)
 		VV(v)->home = 0;
+	/* Running vCPUs keep their pCPU (one per pCPU); the others are
+	 * placed around them, each counted for the next one's choice. */
 	for (v = vm->vcpus; v; v = v->vm_next) {
-		int c = cs_scatter_target(v);
+		bool taken = false;
 
-		VV(v)->home = c >= 0 ? (unsigned)c + 1 : 0;   /* counted for the next one */
+		for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next)
+			taken |= VV(s)->home == v->pcpu + 1;
+		if (READ_ONCE(v->state) == SCHED_RUNNING && !taken)
+			VV(v)->home = v->pcpu + 1;
+	}
+	for (v = vm->vcpus; v; v = v->vm_next) {
+		int c;
+
+		if (VV(v)->home)
+			continue;
+		c = cs_scatter_target(v);
+		VV(v)->home = c >= 0 ? (unsigned)c + 1 : 0;
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	now = sched_platform_get()->now(sched_platform_get()->ctx);

@@ -225,6 +225,47 @@ START_TEST(test_scatter_and_overcommit)
 }
 END_TEST
 
+/* A VM turned CON at run time (HC_SCHED_SET_PARAM) is scattered. */
+START_TEST(test_scatter_at_run_time)
+{
+	static const char *const pols[] = { "credit", "pcs", "bcs", "gang" };
+
+	for (size_t k = 0; k < 4; k++) {
+		char buf[1024];
+		struct cpumask all;
+		struct sched_vcpu *a0, *a1;
+
+		snprintf(buf, sizeof(buf),
+			 "pcpus 4\nseed 3\nduration 1s\npolicy %s\nvm a vcpus=2\nvm h vcpus=2\n"
+			 "barrier b 2\nprogram lu\n loop 600\n  compute 1ms..3ms\n  barrier b spin\n"
+			 " end\nend\nthread a.0-1 lu\nthread h.0-1 intermittent 50\npin a.0-1 1\n",
+			 pols[k]);
+		setup(buf);
+		sim_run(&S);
+		a0 = &S.vcpu[S.vm[0].first_vcpu].sv;
+		a1 = &S.vcpu[S.vm[0].first_vcpu + 1].sv;
+		ck_assert_uint_eq(a0->pcpu, a1->pcpu);        /* stacked by the pin */
+		cpumask_fill(&all, 4);
+		ck_assert_int_eq(sched_vcpu_affinity_set(a0, &all, S.now), 0);
+		ck_assert_int_eq(sched_vcpu_affinity_set(a1, &all, S.now), 0);
+		ck_assert_int_eq(sched_vm_param_set(&S.vm[0].sv, SCHED_PARAM_TYPE, SCHED_TYPE_CON), 0);
+		S.vm[0].prm.type = SCHED_TYPE_CON;
+		/* Moved by the type change itself, not by later stealing (credit). */
+		ck_assert_msg(k == 0 ? a0->pcpu == a1->pcpu : a0->pcpu != a1->pcpu,
+			      "%s: right after type=con a.0 on %u, a.1 on %u", pols[k], a0->pcpu,
+			      a1->pcpu);
+		S.duration = S.now + 200 * 1000000LL;
+		sim_run(&S);
+		ck_assert_msg(a0->pcpu != a1->pcpu, "%s: CON VM still stacked on pCPU %u", pols[k],
+			      a0->pcpu);
+		S.duration = 60000 * 1000000LL;
+		sim_run(&S);
+		ck_assert_msg(all_done(), "%s: did not finish", pols[k]);
+		sim_free(&S);
+	}
+}
+END_TEST
+
 /* ---- relaxed ---------------------------------------------------------------- */
 START_TEST(test_relaxed_costops)
 {
@@ -300,6 +341,7 @@ int main(void)
 	tcase_add_test(tc, test_pcs_signals_cocpus_only);
 	tcase_add_test(tc, test_bcs_cos_falls_back);
 	tcase_add_test(tc, test_scatter_and_overcommit);
+	tcase_add_test(tc, test_scatter_at_run_time);
 	tcase_add_test(tc, test_relaxed_costops);
 	tcase_add_test(tc, test_hit_only_is_credit);
 	suite_add_tcase(s, tc);
