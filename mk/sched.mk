@@ -6,12 +6,13 @@ SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
                 tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c
 HV_SRCS      += $(SCHED_SRCS)
 
-UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim
+UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched
 test_sched_core_SRCS    := test/unit/test_sched_core.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
                            hv/cmdline.c hv/lib/fmt.c
 test_sched_credit_SRCS  := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_conform_SRCS := test/unit/test_sched_conform.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_sim_SRCS     := test/unit/test_sched_sim.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+test_sched_cosched_SRCS := test/unit/test_sched_cosched.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 
 SIM_CFLAGS := -std=gnu11 -O2 -g -Ihv -Itools/sim -DHV_HOST=1 -Wall -Wextra -Werror \
               -Wno-unused-parameter -Wno-missing-field-initializers
@@ -35,6 +36,7 @@ test-sim: $(BUILD)/sim/hvsim
 	@$(BUILD)/sim/hvsim -t $(BUILD)/sim/basic-4.vprof test/sim/basic-4.wl >/dev/null
 	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
 		echo 'test-sim: vProfile trace of basic-4.wl decodes'
+	@$(PYTHON) test/sim/cosched.py --hvsim $(BUILD)/sim/hvsim
 
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench

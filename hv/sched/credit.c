@@ -8,14 +8,12 @@
  * Lock order: pCPU runqueue lock(s) -> prv.lock -> sched_sys.vm_lock.
  * Peer runqueues are only ever trylocked (work stealing).
  */
-#include "sched/policy.h"
+#include "sched/credit.h"
 #include "log.h"
 #include "errno.h"
 #include "lib/string.h"
 
 #pragma weak vprof_accounting_suspended
-
-enum { CPRI_IDLE = 0, CPRI_OVER = 1, CPRI_UNDER = 2, CPRI_BOOST = 3, CPRI_N = 4 };
 
 struct csched_vcpu {
 	struct sched_vcpu *v;
@@ -34,6 +32,7 @@ struct csched_pcpu {
 	unsigned nq[CPRI_N];
 	struct csched_vcpu *parked;       /* capped-out vCPUs held back */
 	uint64_t epoch;                   /* last prv.epoch applied */
+	uint32_t resort;                  /* a queued vCPU's priority was raised remotely */
 };
 
 struct csched_vm {
@@ -41,9 +40,13 @@ struct csched_vm {
 	uint8_t parked;
 };
 
-_Static_assert(sizeof(struct csched_vcpu) <= sizeof(((struct sched_vcpu *)0)->priv), "vcpu");
-_Static_assert(sizeof(struct csched_pcpu) <= sizeof(((struct sched_pcpu *)0)->priv), "pcpu");
-_Static_assert(sizeof(struct csched_vm) <= sizeof(((struct sched_vm *)0)->priv), "vm");
+_Static_assert(sizeof(struct csched_vcpu) <= CSCHED_VCPU_BYTES, "vcpu");
+_Static_assert(sizeof(struct csched_pcpu) <= CSCHED_PCPU_BYTES, "pcpu");
+_Static_assert(sizeof(struct csched_vm) <= CSCHED_VM_BYTES, "vm");
+_Static_assert(CSCHED_PCPU_BYTES <= sizeof(((struct sched_pcpu *)0)->priv), "pcpu priv");
+
+/* The selected variant's hooks (NULL: plain credit). Set once at init. */
+static const struct csched_ext *ext;
 
 static struct {
 	spinlock_t lock;                  /* acct and parking */
@@ -146,7 +149,7 @@ static void csched_refresh(struct sched_pcpu *p)
 	struct csched_vcpu *cv, *nx;
 	uint64_t e = READ_ONCE(prv.epoch);
 
-	if (pc->epoch == e)
+	if (pc->epoch == e && !__atomic_exchange_n(&pc->resort, 0, __ATOMIC_ACQ_REL))
 		return;
 	pc->epoch = e;
 	for (unsigned c = CPRI_OVER; c < CPRI_N; c++)
@@ -206,15 +209,19 @@ static unsigned csched_load(struct sched_pcpu *p)
 {
 	struct csched_pcpu *pc = CP(p);
 
-	return pc->nq[1] + pc->nq[2] + pc->nq[3] + (p->curr != NULL);
+	return pc->nq[1] + pc->nq[2] + pc->nq[3] + pc->nq[4] + (p->curr != NULL);
 }
 
 /* Where a waking vCPU should go: stay if its pCPU is idle, else an idle pCPU
  * it may use (Xen's _csched_cpu_pick, without SMT/NUMA awareness). */
-static unsigned csched_pick_cpu(struct sched_vcpu *v, stime_t now)
+unsigned csched_pick_cpu(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
 	unsigned c;
+	int e = ext && ext->pick_cpu ? ext->pick_cpu(v, now) : -1;
+
+	if (e >= 0)
+		return (unsigned)e;
 
 	if (cpumask_test(&v->affinity, v->pcpu) && !p->curr && !csched_load(p))
 		return v->pcpu;
@@ -248,8 +255,9 @@ static void csched_tickle(struct sched_pcpu *p, struct csched_vcpu *cv)
 }
 
 /* ---- ops ----------------------------------------------------------------- */
-static int csched_init(void)
+int csched_init_ext(const struct csched_ext *e)
 {
+	ext = e;
 	memset(&prv, 0, sizeof(prv));
 	prv.tslice = sched_opts.credit_tslice;
 	prv.ratelimit = MIN(sched_opts.ratelimit, prv.tslice);
@@ -258,21 +266,21 @@ static int csched_init(void)
 	return 0;
 }
 
-static void csched_pcpu_init(struct sched_pcpu *p)
+void csched_pcpu_init(struct sched_pcpu *p)
 {
 	memset(CP(p), 0, sizeof(struct csched_pcpu));
 	CP(p)->epoch = prv.epoch;
 	cpumask_set(&prv.idlers, p->id);
 }
 
-static int csched_vm_init(struct sched_vm *vm)
+int csched_vm_init(struct sched_vm *vm)
 {
-	memset(CD(vm), 0, sizeof(struct csched_vm));
+	memset(vm->priv, 0, CSCHED_VM_BYTES + CSCHED_VM_EXT_BYTES);
 	CD(vm)->cap_left = (stime_t)vm->params.cap * prv.tslice / 100;
 	return 0;
 }
 
-static void csched_vm_adjust(struct sched_vm *vm)
+void csched_vm_adjust(struct sched_vm *vm)
 {
 	spin_lock(&prv.lock);
 	if (!vm->params.cap)
@@ -280,17 +288,27 @@ static void csched_vm_adjust(struct sched_vm *vm)
 	CD(vm)->cap_left = MIN(CD(vm)->cap_left, (stime_t)vm->params.cap * prv.tslice / 100);
 	prv.epoch++;
 	spin_unlock(&prv.lock);
+	if (ext && ext->vm_adjust)
+		ext->vm_adjust(vm);
 }
 
 /* Least loaded allowed pCPU at creation: spreads a VM's vCPUs. */
-static int csched_vcpu_insert(struct sched_vcpu *v)
+int csched_vcpu_insert(struct sched_vcpu *v)
 {
 	struct csched_vcpu *cv = CV(v);
 	unsigned c, best = SCHED_MAX_PCPUS, load = ~0u;
 
-	memset(cv, 0, sizeof(*cv));
+	memset(v->priv, 0, CSCHED_VCPU_BYTES + CSCHED_VCPU_EXT_BYTES);
 	cv->v = v;
 	cv->pri = CPRI_UNDER;
+	if (ext && ext->place) {
+		int e = ext->place(v);
+
+		if (e >= 0) {
+			v->pcpu = (unsigned)e;
+			return 0;
+		}
+	}
 	for_each_cpu(c, &sched_sys.online) {
 		unsigned l = csched_load(sched_pcpu_get(c));
 
@@ -307,12 +325,12 @@ static int csched_vcpu_insert(struct sched_vcpu *v)
 	return 0;
 }
 
-static void csched_vcpu_remove(struct sched_vcpu *v)
+void csched_vcpu_remove(struct sched_vcpu *v)
 {
 	csched_dequeue(sched_pcpu_get(v->pcpu), CV(v));
 }
 
-static void csched_wake(struct sched_vcpu *v, stime_t now)
+void csched_wake(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
 	struct csched_vcpu *cv = CV(v);
@@ -328,16 +346,18 @@ static void csched_wake(struct sched_vcpu *v, stime_t now)
 		csched_tickle(p, cv);
 }
 
-static void csched_sleep(struct sched_vcpu *v, stime_t now)
+void csched_sleep(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
 
 	if (p->curr == v && v->state == SCHED_RUNNING)
 		csched_burn(v, now);
 	csched_dequeue(p, CV(v));
+	if (CV(v)->pri == CPRI_COS)
+		CV(v)->pri = CPRI_UNDER;
 }
 
-static void csched_yield(struct sched_vcpu *v, struct sched_vcpu *target, int why)
+void csched_yield(struct sched_vcpu *v, struct sched_vcpu *target, int why)
 {
 	CV(v)->yield = 1;   /* Xen has no directed yield: target is ignored */
 }
@@ -347,7 +367,7 @@ static struct csched_vcpu *csched_runq_best(struct sched_pcpu *p)
 {
 	struct csched_pcpu *pc = CP(p);
 
-	for (int c = CPRI_BOOST; c > CPRI_IDLE; c--) {
+	for (int c = CPRI_COS; c > CPRI_IDLE; c--) {
 		struct csched_vcpu *cv = pc->head[c];
 
 		if (!cv)
@@ -369,9 +389,10 @@ static struct csched_vcpu *csched_runq_best(struct sched_pcpu *p)
 static struct csched_vcpu *csched_steal_from(struct sched_pcpu *p, struct sched_pcpu *q,
 					     int above)
 {
-	for (int c = CPRI_BOOST; c > above; c--)
+	for (int c = CPRI_COS; c > above; c--)
 		for (struct csched_vcpu *cv = CP(q)->head[c]; cv; cv = cv->next)
-			if (!cv->yield && q->curr != cv->v && cpumask_test(&cv->v->affinity, p->id))
+			if (!cv->yield && q->curr != cv->v && cpumask_test(&cv->v->affinity, p->id) &&
+			    (!ext || !ext->may_steal || ext->may_steal(p, cv->v)))
 				return cv;
 	return NULL;
 }
@@ -426,26 +447,28 @@ static void csched_spill(struct sched_pcpu *p)
 	}
 }
 
-static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
-				      stime_t now, stime_t *slice)
+struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
+			       stime_t now, stime_t *slice)
 {
 	struct csched_vcpu *cv, *pv = prev ? CV(prev) : NULL;
 	struct csched_vm *cd;
+	bool force = pv && ext && ext->must_switch && ext->must_switch(p, prev, now);
 
 	csched_refresh(p);
 	if (pv) {
 		csched_burn(prev, now);
 		cd = CD(prev->vm);
 		/* A reschedule before the slice ends only preempts for a
-		 * higher priority (tickle); equal ones wait for the slice. */
+		 * higher priority (tickle); equal ones wait for the slice.
+		 * A co-scheduling signal (force) preempts regardless. */
 		cv = csched_runq_best(p);
-		if (!pv->yield && !cd->parked && now < p->slice_end &&
+		if (!force && !pv->yield && !cd->parked && now < p->slice_end &&
 		    (!cv || cv->pri <= pv->pri)) {
 			*slice = p->slice_end - now;
 			return prev;
 		}
 		/* Rate limit: a vCPU keeps the pCPU for at least ratelimit. */
-		if (!pv->yield && !cd->parked && prv.ratelimit &&
+		if (!force && !pv->yield && !cd->parked && prv.ratelimit &&
 		    now - p->curr_since < prv.ratelimit) {
 			*slice = prv.ratelimit - (now - p->curr_since);
 			return prev;
@@ -459,8 +482,17 @@ static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *p
 		if (st)
 			cv = st;
 	}
+	if (ext && ext->pick) {
+		struct sched_vcpu *n = ext->pick(p, prev ? prev : p->curr, cv ? cv->v : NULL, now);
+
+		if (cv && n != cv->v && !cv->queued)
+			csched_enqueue(p, cv);   /* a stolen candidate the variant refused */
+		cv = n ? CV(n) : NULL;
+	}
 	if (!cv) {
 		cpumask_set(&prv.idlers, p->id);
+		if (pv)
+			pv->yield = 0;
 		return NULL;
 	}
 	if (cv->queued == 1)
@@ -482,7 +514,7 @@ static struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *p
 }
 
 /* Every tick on a busy pCPU: charge, and end a BOOST (Xen csched_tick). */
-static void csched_tick(struct sched_pcpu *p, stime_t now)
+void csched_tick(struct sched_pcpu *p, stime_t now)
 {
 	struct csched_vcpu *cv;
 
@@ -493,6 +525,8 @@ static void csched_tick(struct sched_pcpu *p, stime_t now)
 	csched_burn(p->curr, now);
 	if (cv->pri == CPRI_BOOST)
 		cv->pri = CPRI_UNDER;
+	if (ext && ext->tick)
+		ext->tick(p, now);
 }
 
 /* Share one period's credit among VMs with active vCPUs by weight (Xen's
@@ -537,7 +571,7 @@ static void csched_acct_vm(struct sched_vm *vm, uint64_t total, uint64_t wtotal)
 	}
 }
 
-static void csched_acct(stime_t now)
+void csched_acct(stime_t now)
 {
 	uint64_t wtotal = 0, total = (uint64_t)prv.tslice * sched_sys.npcpus;
 	struct sched_vm *vm;
@@ -556,15 +590,17 @@ static void csched_acct(stime_t now)
 	kick = prv.parked_cpus;
 	spin_unlock(&prv.lock);
 	sched_cpus_resched(&kick, now);   /* they release parked vCPUs */
+	if (ext && ext->acct)
+		ext->acct(now);
 }
 
 /* Would schedule() now replace prev? (for delayed preemption / SA). locked(p). */
-static bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
+bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
 {
 	struct csched_vcpu *best = csched_runq_best(p);
 	int pri = CV(prev)->pri;
 
-	if (CD(prev->vm)->parked)
+	if (CD(prev->vm)->parked || (ext && ext->must_switch && ext->must_switch(p, prev, now)))
 		return true;
 	if (!best)
 		return false;
@@ -573,7 +609,7 @@ static bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, 
 
 /* Balloon (seed 004 §4.3): CPU the VM can still use before the refill
  * without going OVER or hitting its cap. */
-static stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
+stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
 {
 	stime_t left = 0;
 
@@ -587,13 +623,63 @@ static stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refil
 	return MAX(left, (stime_t)0);
 }
 
-static void csched_dump(struct sched_pcpu *p, stime_t now)
+void csched_dump(struct sched_pcpu *p, stime_t now)
 {
 	struct csched_pcpu *pc = CP(p);
 
 	pr_info("credit: cpu%u curr=%d.%d boost=%u under=%u over=%u parked=%d\n", p->id,
 		p->curr ? p->curr->vm->id : -1, p->curr ? p->curr->id : -1,
 		pc->nq[CPRI_BOOST], pc->nq[CPRI_UNDER], pc->nq[CPRI_OVER], pc->parked != NULL);
+	if (ext && ext->dump)
+		ext->dump(p, now);
+}
+
+/* ---- services for variants (credit.h) ----------------------------------- */
+static int csched_init(void)
+{
+	return csched_init_ext(NULL);
+}
+
+int csched_vcpu_pri(struct sched_vcpu *v)
+{
+	return READ_ONCE(CV(v)->pri);
+}
+
+void csched_vcpu_set_pri(struct sched_vcpu *v, int pri)
+{
+	CV(v)->pri = (uint8_t)pri;
+}
+
+void csched_vcpu_raise(struct sched_vcpu *v, int pri)
+{
+	unsigned c = READ_ONCE(v->pcpu);
+	struct sched_pcpu *q = sched_pcpu_get(c);
+	struct sched_vcpu *cur;
+
+	WRITE_ONCE(CV(v)->pri, (uint8_t)pri);
+	if (!q)
+		return;
+	__atomic_store_n(&CP(q)->resort, 1, __ATOMIC_RELEASE);
+	cur = READ_ONCE(q->curr);
+	if (!cur || READ_ONCE(CV(cur)->pri) < pri)
+		sched_cpu_resched(c);
+}
+
+struct sched_vcpu *csched_runq_find(struct sched_pcpu *p,
+				    bool (*match)(struct sched_vcpu *v, void *arg), void *arg)
+{
+	for (int c = CPRI_COS; c > CPRI_IDLE; c--)
+		for (struct csched_vcpu *cv = CP(p)->head[c]; cv; cv = cv->next)
+			if (match(cv->v, arg))
+				return cv->v;
+	return NULL;
+}
+
+unsigned csched_pcpu_load(unsigned cpu)
+{
+	struct sched_pcpu *p = sched_pcpu_get(cpu);
+
+	return p ? csched_load(p) : 0;
 }
 
 SCHED_POLICY_REGISTER(credit) = {
@@ -601,23 +687,5 @@ SCHED_POLICY_REGISTER(credit) = {
 	.desc = "Xen credit1: weights, caps, BOOST, work stealing",
 	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_WORKCONS | SCHED_CAP_BOOST |
 		SCHED_CAP_BALANCE,
-	.vcpu_priv = sizeof(struct csched_vcpu),
-	.vm_priv = sizeof(struct csched_vm),
-	.pcpu_priv = sizeof(struct csched_pcpu),
-	.init = csched_init,
-	.pcpu_init = csched_pcpu_init,
-	.vm_init = csched_vm_init,
-	.vm_adjust = csched_vm_adjust,
-	.vcpu_insert = csched_vcpu_insert,
-	.vcpu_remove = csched_vcpu_remove,
-	.wake = csched_wake,
-	.sleep = csched_sleep,
-	.pick = csched_pick,
-	.yield = csched_yield,
-	.pick_cpu = csched_pick_cpu,
-	.tick = csched_tick,
-	.acct = csched_acct,
-	.preempt_check = csched_preempt_check,
-	.vm_budget = csched_vm_budget,
-	.dump = csched_dump,
+	CSCHED_POLICY_OPS(csched_init),
 };

@@ -10,14 +10,14 @@
 
 struct sched_options sched_opts = {
 	.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
-	.sa_limit = US(500), .seed = 1,
+	.sa_limit = US(500), .seed = 1, .relaxed_skew = US(3000), .relaxed_costop = 1,
 };
 
 void sched_options_defaults(void)
 {
 	sched_opts = (struct sched_options){
 		.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
-		.sa_limit = US(500), .seed = 1,
+		.sa_limit = US(500), .seed = 1, .relaxed_skew = US(3000), .relaxed_costop = 1,
 	};
 }
 
@@ -37,12 +37,14 @@ static const struct sched_option sched_option_tab[] = {
 	{ "sched_ds_min_ms", &sched_opts.ds_min, MS(1), 0, MS(1000) },
 	{ "sched_ds_max_ms", &sched_opts.ds_max, MS(1), 0, MS(1000) },
 	{ "sched_seed", NULL, 1, 0, 0 },
+	{ "sched_relaxed_skew_us", &sched_opts.relaxed_skew, US(1), US(100), MS(1000) },
+	{ "sched_relaxed_costop", &sched_opts.relaxed_costop, 1, 0, 1 },
 };
 
 const char *const sched_option_names[] = {
 	"sched_credit_tslice_ms", "sched_credit_tick_ms", "sched_ratelimit_us",
 	"sched_sa_limit_us", "sched_dp_us", "sched_ds_min_ms", "sched_ds_max_ms",
-	"sched_seed", NULL,
+	"sched_seed", "sched_relaxed_skew_us", "sched_relaxed_costop", NULL,
 };
 
 /* Decimal (or 0x hex) unsigned integer; -EINVAL on junk. */

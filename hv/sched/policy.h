@@ -14,6 +14,8 @@ struct sched_options {
 	stime_t dp_delay;           /* sched_dp_us: fixed delayed preemption, 0 = off */
 	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
 	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
+	stime_t relaxed_skew;       /* sched_relaxed_skew_us: relaxed co-scheduling threshold (3000) */
+	stime_t relaxed_costop;     /* sched_relaxed_costop: 1 = co-stop the leader (default), 0 = swap only */
 };
 extern struct sched_options sched_opts;
 
@@ -117,8 +119,13 @@ extern struct sched_sys sched_sys;
 /* Ask p to run its scheduler soon (sets need_resched, kicks unless p is the
  * caller's pCPU and is about to schedule anyway). */
 void sched_cpu_resched(unsigned cpu);
-/* Cross-pCPU reschedule of a CPU set (co-scheduling, seed 003 Alg. 1). */
+/* Cross-pCPU reschedule of a CPU set (plain kicks, not traced). */
 void sched_cpus_resched(const struct cpumask *m, stime_t now);
+/* Co-scheduling signal from pCPU `from` to the set m on behalf of vCPU `by`
+ * (seed 003 Alg. 1): kicks each and traces VPE_COSCHED_SIGNAL per target,
+ * charged to `by`, arg = target pCPU. */
+void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpumask *m,
+			  stime_t now);
 /* Move queued/idle v to pCPU `to`; both runqueue locks held by the caller. */
 void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now);
 /* Lock the runqueue v belongs to (loops until v->pcpu is stable). */

@@ -53,11 +53,25 @@ void sched_cpus_resched(const struct cpumask *m, stime_t now)
 {
 	unsigned c;
 
-	if (cpumask_empty(m))
-		return;
-	sched_trace_event(sched_sys.master, NULL, VPE_COSCHED_SIGNAL, now, m->w[0]);
 	for_each_cpu(c, m)
 		sched_cpu_resched(c);
+}
+
+/* seed 003 Alg. 1 cpu_raise(CoCPUs, SCHED_SIG). One VPE_COSCHED_SIGNAL per
+ * target (arg = target pCPU, any width), charged to the vCPU on whose behalf
+ * it is sent (the CON vCPU that launched the co-scheduling, or the one whose
+ * descheduling co-deschedules its siblings) on the sender's pCPU; the
+ * policy's pick must honour it even against an equal-priority current vCPU
+ * (csched_ext.must_switch). */
+void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpumask *m,
+			  stime_t now)
+{
+	unsigned c;
+
+	for_each_cpu(c, m) {
+		sched_trace_event(from, by, VPE_COSCHED_SIGNAL, now, c);
+		sched_cpu_resched(c);
+	}
 }
 
 /* Takes p->lock, then (master only, after dropping it) the policy's own locks. */

@@ -26,7 +26,7 @@ enum vp_event {
 	VPE_BALLOON_SLEEP,  /* seed 004 */
 	VPE_BALLOON_WAKE,
 	VPE_BALLOON_MODE,   /* arg = new mode */
-	VPE_COSCHED_SIGNAL, /* arg = target pCPU mask (low 64) */
+	VPE_COSCHED_SIGNAL, /* arg = target pCPU; charged to the launching vCPU (one per target) */
 	VPE_VMEXIT,         /* arg = exit reason (only when exit tracing is on) */
 	VPE_DEDICATED_BEGIN,
 	VPE_DEDICATED_END,

@@ -1,7 +1,9 @@
 /* hvsched-bench: drive the real scheduler through many decisions on a fake
  * machine (no event queue) so callgrind can count instructions per call of
  * sched_schedule / sched_wake / sched_timer_fire (tools/sim/bench_sched.py).
- * usage: hvsched-bench NVCPUS NPCPUS NDECISIONS [policy] */
+ * usage: hvsched-bench NVCPUS NPCPUS NDECISIONS [policy [CON_EVERY]]
+ * (CON_EVERY=k: every k-th 4-vCPU VM is type=con, for the co-scheduling
+ * variants; 0 = all HIT). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "sched/policy.h"
@@ -38,8 +40,13 @@ int main(int argc, char **argv)
 		return 1;
 	for (int i = 0; i < np; i++)
 		sched_pcpu_add(&pc[i], (unsigned)i, 0);
-	for (int i = 0; i < (nv + 3) / 4; i++)
-		sched_vm_add(&vm[i], (uint16_t)i, NULL);
+	for (int i = 0; i < (nv + 3) / 4; i++) {
+		int every = argc > 5 ? atoi(argv[5]) : 0;
+		struct sched_vm_params prm = { .weight = 256,
+			.type = every > 0 && i % every == 0 ? SCHED_TYPE_CON : SCHED_TYPE_HIT };
+
+		sched_vm_add(&vm[i], (uint16_t)i, &prm);
+	}
 	for (int i = 0; i < nv; i++) {
 		sched_vcpu_add(&v[i], &vm[i / 4], (uint16_t)(i % 4), 0);
 		sched_vcpu_start(&v[i], 0);

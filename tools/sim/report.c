@@ -2,6 +2,7 @@
  * test/sim/check.py), plus a header line for the run. */
 #include <string.h>
 #include "sim.h"
+#include "sched/cosched.h"
 
 #define NS2MS(x) ((double)(x) / 1e6)
 
@@ -82,6 +83,25 @@ void sim_report(struct sim *s, FILE *f)
 	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f\n",
 		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end),
 		(unsigned long long)s->nevents, idle);
+	{
+		/* Co-scheduling metrics (seed 003 §VI): operations per second,
+		 * scheduling fragments (context switches), launch-to-sibling-start
+		 * time edges. Zero under non-co-scheduling policies. */
+		const struct cosched_stats *c = &cosched_stats;
+		uint64_t sw = 0;
+
+		for (int i = 0; i < s->npcpus; i++)
+			sw += s->pcpu[i].sp.nswitch;
+		fprintf(f, "cosched ops=%llu ops_per_s=%.1f signals=%llu refused=%llu codesched=%llu "
+			"switches=%llu switches_per_s=%.1f edges=%llu edge_le_1ms_pct=%.2f "
+			"edge_le_100us_pct=%.2f edge_max_us=%.1f\n",
+			(unsigned long long)c->ops, s->end ? (double)c->ops / (NS2MS(s->end) / 1e3) : 0.0,
+			(unsigned long long)c->signals, (unsigned long long)c->refused,
+			(unsigned long long)c->codesched, (unsigned long long)sw,
+			s->end ? (double)sw / (NS2MS(s->end) / 1e3) : 0.0, (unsigned long long)c->nedge,
+			(double)cosched_edge_ppm_le(1000000) / 1e4,
+			(double)cosched_edge_ppm_le(100000) / 1e4, (double)c->edge_max / 1e3);
+	}
 	for (int i = 0; i < s->nvms; i++)
 		report_vm(s, f, &s->vm[i]);
 	for (int i = 0; i < s->nvcpus; i++) {

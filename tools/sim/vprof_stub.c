@@ -15,6 +15,9 @@ static int verbose(void)
 
 unsigned long long vprof_stub_states[VP_NSTATES];
 unsigned long long vprof_stub_events[VPE_NEVENTS];
+/* Optional observer for unit tests (e.g. co-scheduling signal targets). */
+void (*vprof_stub_event_hook)(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev,
+			      stime_t now, uint64_t arg);
 
 void vprof_state(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_state to, stime_t now)
 {
@@ -30,6 +33,8 @@ void vprof_event(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, st
 {
 	if ((unsigned)ev < VPE_NEVENTS)
 		vprof_stub_events[ev]++;
+	if (vprof_stub_event_hook)
+		vprof_stub_event_hook(pcpu, vm, vcpu, ev, now, arg);
 	if (verbose())
 		fprintf(stderr, "%12.3f cpu%u vm%u.%u event %d arg %llu\n", (double)now / 1e6, pcpu,
 			vm, vcpu, (int)ev, (unsigned long long)arg);
