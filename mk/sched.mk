@@ -6,7 +6,8 @@ SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
                 tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c
 HV_SRCS      += $(SCHED_SRCS)
 
-UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim
+UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_preempt
+test_sched_preempt_SRCS := test/unit/test_sched_preempt.c $(SCHED_SRCS) tools/sim/vprof_stub.c
 test_sched_core_SRCS    := test/unit/test_sched_core.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
                            hv/cmdline.c hv/lib/fmt.c
 test_sched_credit_SRCS  := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SIM_LIB_SRCS)

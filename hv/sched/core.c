@@ -62,6 +62,7 @@ int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now)
 	p->online = true;
 	p->idle_since = now;
 	p->slice_end = p->hold_until = p->next_tick = p->timer_at = STIME_MAX;
+	p->dp_until = STIME_MAX;
 	p->rng = (sched_opts.seed ^ 0x9e3779b97f4a7c15ULL) * (id + 1) | 1;
 	spin_lock(&p->lock);
 	if (sched_sys.ops->pcpu_init)
@@ -171,6 +172,7 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 	v->state_since = now;
 	cpumask_fill(&v->affinity, SCHED_MAX_PCPUS);
 	v->pcpu = sched_sys.master;
+	v->dp_delay = sched_opts.dp_delay;   /* adaptive DP starts from sched_dp_us */
 	rc = sched_sys.ops->vcpu_insert(v);
 	if (rc)
 		return rc;
@@ -280,7 +282,15 @@ static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stim
 			return;
 		}
 	}
+	/* A wake from blocking that makes the policy preempt p's running vCPU
+	 * is the one preemption delayed preemption may hold (seed 001 §5.1):
+	 * in_wake marks the policy's reschedule request as such (schedule.c). */
+	p->in_wake = (v->flags & SCHED_VF_WOKEN) != 0;
 	sched_sys.ops->wake(v, now);
+	p->in_wake = false;
+	if ((v->flags & SCHED_VF_WOKEN) && p->curr && p->curr != v &&
+	    p->curr->state == SCHED_RUNNING && READ_ONCE(p->need_resched))
+		p->dp_waker = v;
 	spin_unlock(&p->lock);
 }
 

@@ -79,6 +79,10 @@ struct sched_vcpu {
 	struct cpumask affinity;       /* hard affinity (pinning) */
 	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
 	stime_t  sa_deadline;
+	/* Adaptive delayed preemption (seed 001 §5.1 eq. 1-2, preempt.c): the
+	 * delay this vCPU waits before preempting a running one when it wakes,
+	 * and its RUNNING / BLOCKED+RUNNABLE totals at the last update. */
+	stime_t  dp_delay, dp_comp_mark, dp_idle_mark;
 	struct sched_vcpu_stats st;
 	uint64_t priv[SCHED_VCPU_PRIV_WORDS];   /* policy data */
 };
@@ -110,6 +114,11 @@ struct sched_pcpu {
 	stime_t slice_end;             /* end of curr's slice */
 	stime_t next_tick;             /* policy accounting tick */
 	stime_t hold_until;            /* delayed preemption / SA wait */
+	stime_t dp_until;              /* delayed wake-up preemption ends (STIME_MAX = none) */
+	stime_t hold_since;            /* when the current hold was decided */
+	struct sched_vcpu *dp_waker;   /* a wake asked to preempt curr (locked) */
+	bool in_wake;                  /* policy wake() running on this runqueue (locked) */
+	bool resched_hard;             /* a reschedule that is never delayed (cap, co-sched) */
 	stime_t timer_at;              /* what is armed on the platform timer */
 	bool need_resched;
 	bool force_preempt;            /* hold expired: skip preemption hooks */
