@@ -139,7 +139,7 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 			v->st.wake_lat_max = d;
 	}
 	if (to != SCHED_RUNNABLE)
-		v->flags &= (uint8_t)~SCHED_VF_WOKEN;
+		v->flags &= (uint8_t)~(SCHED_VF_WOKEN | SCHED_VF_PREEMPTED);
 	v->state = (uint8_t)to;
 	v->state_since = now;
 	sched_trace_state(p, v, now);
@@ -173,6 +173,8 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 	cpumask_fill(&v->affinity, SCHED_MAX_PCPUS);
 	v->pcpu = sched_sys.master;
 	v->dp_delay = sched_opts.dp_delay;   /* adaptive DP starts from sched_dp_us */
+	v->ple_window = (uint32_t)MIN(MAX(sched_opts.ple_window, sched_opts.ple_window_min),
+				      sched_opts.ple_window_max);
 	rc = sched_sys.ops->vcpu_insert(v);
 	if (rc)
 		return rc;
@@ -388,8 +390,13 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target, enum sche
 	if (v->state == SCHED_RUNNING && p->curr == v) {
 		v->flags |= SCHED_VF_YIELD;
 		v->st.nyield++;
+		/* arg: the reason; bits 8+: directed-yield target's vCPU id + 1. */
 		sched_trace_event(p->id, v, why == SCHED_YIELD_PLE ? VPE_PLE : VPE_YIELD, now,
-				  (uint64_t)why);
+				  (uint64_t)why | (target ? (uint64_t)(target->id + 1) << 8 : 0));
+		/* Directed yield: the next pick on p runs the sibling if it can
+		 * (schedule.c pulls it here; credit honours it). */
+		if (target && target != v && target->vm == v->vm)
+			p->yield_target = target;
 		if (sched_sys.ops->yield)
 			sched_sys.ops->yield(v, target, (int)why);
 		p->need_resched = true;

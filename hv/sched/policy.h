@@ -16,6 +16,12 @@ struct sched_options {
 	stime_t dp_min, dp_max;     /* sched_dp_min_us/max_us: adaptive bounds (0, 20000) */
 	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
 	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
+	bool ple_off;               /* ple=off: no PAUSE-loop exits */
+	bool ple_undirected;        /* ple_directed=off: plain yield on a PLE exit */
+	stime_t ple_window;         /* ple_window: initial PLE_Window, cycles (4096) */
+	stime_t ple_window_min;     /* ple_window_min (1024) */
+	stime_t ple_window_max;     /* ple_window_max (65536) */
+	stime_t ple_recent;         /* ple_recent_us: "recently yielded to" (1000 us) */
 };
 extern struct sched_options sched_opts;
 
@@ -154,6 +160,8 @@ stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t
 			stime_t lo, stime_t hi);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
 void sched_options_defaults(void);
+void sched_yield_pull(struct sched_pcpu *p, stime_t now);
+void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next);
 void sched_dedicated_init(void);
 void sched_dedicated_epoch(unsigned cpu, stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);

@@ -144,6 +144,10 @@ static void sched_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct s
 			sched_trace_event(p->id, prev, VPE_PREEMPT, now, 0);
 		}
 		sched_vcpu_set_state(p, prev, SCHED_RUNNABLE, now);
+		if (!yielded) {   /* for directed yield (ple.c) */
+			prev->flags |= SCHED_VF_PREEMPTED;
+			prev->preempted_kernel = READ_ONCE(prev->guest_kernel);
+		}
 	}
 	if (!prev) {
 		p->idle_time += now - p->idle_since;
@@ -216,8 +220,13 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 	evict = prev && prev->state == SCHED_RUNNING && !cpumask_test(&prev->affinity, p->id);
 	if (evict)
 		sched_sys.ops->sleep(prev, now);
+	if (p->yield_target && prev && prev->state == SCHED_RUNNING && (prev->flags & SCHED_VF_YIELD))
+		sched_yield_pull(p, now);
+	else
+		p->yield_target = NULL;
 	next = sched_sys.ops->pick(p, prev && prev->state == SCHED_RUNNING && !evict ? prev : NULL,
 				   now, &slice);
+	sched_ple_after_pick(p, prev, next);
 	/* A new slice starts when another vCPU runs or prev's slice was over;
 	 * a kept slice (the policy keeps prev inside its slice, e.g. on a kick)
 	 * is not re-drawn by differential slices (seed 001 §5.2). */

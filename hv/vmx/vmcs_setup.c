@@ -5,6 +5,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
+#include "sched/sched.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
@@ -25,12 +26,13 @@ static int setup_controls(struct vcpu *v)
 	proc = vmx_ctl_adjust(&c->proc, PROC_HLT_EXIT | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
 			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT | PROC_PAUSE_EXIT |
 			      PROC_SECONDARY);
-	/* PAUSE exiting only as a fallback when PAUSE-loop exiting is absent. */
-	if (vmx_ctl_has(&c->proc2, PROC2_PLE))
+	/* PAUSE exiting only as a fallback when PAUSE-loop exiting is absent;
+	 * `ple=off` (hv/sched/ple.c) asks for neither. */
+	if (vmx_ctl_has(&c->proc2, PROC2_PLE) || !sched_ple_enabled())
 		proc &= ~PROC_PAUSE_EXIT | c->proc.must1;
 	if (proc & PROC_SECONDARY)
 		proc2 = vmx_ctl_adjust(&c->proc2, PROC2_EPT | PROC2_VPID | PROC2_UNRESTRICTED |
-				       PROC2_PLE | PROC2_RDTSCP);
+				       (sched_ple_enabled() ? PROC2_PLE : 0) | PROC2_RDTSCP);
 	exit = vmx_ctl_adjust(&c->exit, EXIT_HOST_ADDR64 | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 			      EXIT_SAVE_PAT | EXIT_LOAD_PAT);
 	entry = vmx_ctl_adjust(&c->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT);
@@ -62,7 +64,8 @@ static int setup_controls(struct vcpu *v)
 		/* KVM's and Xen's defaults: a gap of 128 cycles between PAUSEs
 		 * belongs to one loop; 4096 cycles of spinning cause an exit. */
 		vmcs_write32(VMCS_PLE_GAP, 128);
-		vmcs_write32(VMCS_PLE_WINDOW, 4096);
+		vmcs_write32(VMCS_PLE_WINDOW, v->sv.ple_window ? v->sv.ple_window : 4096);
+		v->ple_window_set = v->sv.ple_window ? v->sv.ple_window : 4096;
 	}
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
 	vmcs_writenat(VMCS_CR0_MASK, CR0_NE | CR0_CD | CR0_NW);

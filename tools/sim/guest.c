@@ -46,6 +46,9 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	stime_t dt = s->now - v->run_since;
 
 	v->run_since = s->now;
+	/* A lock holder stands for a guest in kernel mode (a kernel spinlock
+	 * held): what directed yield prefers to help (hv/sched/ple.c). */
+	sched_vcpu_guest_mode(&v->sv, t && t->locks_held);
 	if (!t || dt <= 0)
 		return;
 	if (t->state == T_RUNNING)
@@ -138,6 +141,18 @@ static void lock_unlock(struct sim *s, struct sim_thread *t, int li)
 	release(s, w);
 }
 
+/* Spinning before a PAUSE-loop exit: the scenario's `ple` time at the
+ * default window, scaled by the vCPU's adaptive window (hv/sched/ple.c);
+ * none with `ple=off`. */
+static stime_t ple_spin(struct sim *s, struct sim_vcpu *v)
+{
+	if (!s->ple || !sched_ple_enabled())
+		return STIME_MAX;
+	if (!v->sv.ple_window || sched_opts.ple_window <= 0)
+		return s->ple;
+	return s->ple * (stime_t)v->sv.ple_window / sched_opts.ple_window;
+}
+
 /* Start waiting; returns the step result for the wait mode. */
 static enum step wait_begin(struct sim_thread *t, const struct sim_op *op, stime_t s_ple)
 {
@@ -195,7 +210,7 @@ static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op,
 		return -1;
 	}
 	*in_op = true;
-	return wait_begin(t, op, s->ple ? s->ple : STIME_MAX);
+	return wait_begin(t, op, ple_spin(s, &s->vcpu[t->vcpu]));
 }
 
 /* Run t's program at the current instant until it needs CPU time or leaves. */
@@ -310,8 +325,8 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		if (v->cur->state == T_WAIT_SPIN && v->cur->waiting_on >= 0 &&
 		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
 			/* PAUSE-loop exit: the hypervisor sees a spinning vCPU. */
-			v->cur->ple_left = s->ple;
-			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_PLE, s->now);
+			sched_ple_exit(&v->sv, s->now);   /* directed yield or plain */
+			v->cur->ple_left = ple_spin(s, v);
 			engine_resched(s, v->pcpu);
 			return;
 		}
