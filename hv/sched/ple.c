@@ -42,10 +42,17 @@ static struct sched_vcpu *sched_ple_target(struct sched_vcpu *v, stime_t now)
 	for (u = v->vm->vcpus; u; u = u->vm_next) {
 		int score;
 
-		if (u == v || READ_ONCE(u->state) != SCHED_RUNNABLE ||
-		    !(READ_ONCE(u->flags) & SCHED_VF_PREEMPTED))
+		uint8_t f = READ_ONCE(u->flags);
+
+		if (u == v || READ_ONCE(u->state) != SCHED_RUNNABLE || (f & SCHED_VF_WOKEN))
 			continue;
-		score = (u->preempted_kernel ? 2 : 0) +
+		/* Preempted (involuntarily) first, then kernel mode at the
+		 * preemption, then not yielded to lately. A sibling that
+		 * yielded itself (a spinner) is a last resort: with FIFO lock
+		 * hand-off it may hold the lock by now (lock-waiter preemption),
+		 * which KVM's yield_to also counts as preempted. */
+		score = (f & SCHED_VF_PREEMPTED ? 4 : 0) +
+			((f & SCHED_VF_PREEMPTED) && u->preempted_kernel ? 2 : 0) +
 			(!u->ple_target_at || now - u->ple_target_at >= sched_opts.ple_recent ? 1 : 0);
 		if (score > best_score || (score == best_score && u->state_since < best->state_since)) {
 			best = u;
@@ -62,12 +69,15 @@ void sched_ple_exit(struct sched_vcpu *v, stime_t now)
 
 	if (!v->ple_window)
 		v->ple_window = ple_clamp((uint64_t)sched_opts.ple_window);
-	if (!sched_opts.ple_undirected)
-		t = sched_ple_target(v, now);
+	t = sched_ple_target(v, now);
+	if (!t || !(t->flags & SCHED_VF_PREEMPTED))
+		v->ple_window = ple_clamp((uint64_t)v->ple_window * 2);
+	else if (sched_opts.ple_undirected)   /* same window policy, plain yield */
+		v->ple_window = ple_clamp(v->ple_window / 2);
+	if (sched_opts.ple_undirected)
+		t = NULL;
 	if (t)
 		t->ple_target_at = now;
-	else if (!sched_opts.ple_undirected)
-		v->ple_window = ple_clamp((uint64_t)v->ple_window * 2);
 	sched_vcpu_yield(v, t, SCHED_YIELD_PLE, now);
 }
 

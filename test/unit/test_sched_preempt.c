@@ -382,6 +382,85 @@ START_TEST(test_ds_seeded_per_pcpu)
 }
 END_TEST
 
+
+/* PLE window: grows (x2, bounded) on exits that find no preempted sibling,
+ * shrinks when the directed yield ran one; the target is pulled onto the
+ * yielder's pCPU and credit runs it next. Two pCPUs, VM 0 = {V0, V1} and
+ * VM 1 = {V2, V3}. */
+START_TEST(test_ple_window_and_directed_yield)
+{
+	struct cpumask m0, m1, both;
+	stime_t until;
+
+	ck_assert_int_eq(sched_option_set("ple_window_max", "16384"), 0);
+	setup_machine(2, false);
+	ck_assert_int_eq(sched_pcpu_add(&P[1], 1, 0), 0);
+	ck_assert_int_eq(V[0].ple_window, 4096);
+	cpumask_zero(&m0);
+	cpumask_set(&m0, 0);
+	cpumask_zero(&m1);
+	cpumask_set(&m1, 1);
+	cpumask_fill(&both, 2);
+	/* V0 and V2 share pCPU 0; V1 and V3 pCPU 1 (V1 may go anywhere). */
+	sched_vcpu_affinity_set(&V[0], &m0, 0);
+	sched_vcpu_affinity_set(&V[2], &m0, 0);
+	sched_vcpu_affinity_set(&V[3], &m1, 0);
+	sched_vcpu_affinity_set(&V[1], &m1, 0);
+	fake_now = 0;
+	while (P[0].curr != &V[0])
+		sched_schedule(&P[0], 0, &until), sched_vcpu_yield(P[0].curr, NULL, 1, 0);
+	while (P[1].curr != &V[3])
+		sched_schedule(&P[1], 0, &until), sched_vcpu_yield(P[1].curr, NULL, 1, 0);
+	/* V1 never ran as preempted: nobody to help, window grows to the cap. */
+	sched_ple_exit(&V[0], MS(1));
+	ck_assert_int_eq(V[0].ple_window, 8192);
+	sched_schedule(&P[0], MS(1), &until);        /* V2 runs, V0 queued after yield */
+	ck_assert_ptr_eq(P[0].curr, &V[2]);
+	sched_vcpu_yield(&V[2], NULL, 1, MS(2));
+	ck_assert_ptr_eq(sched_schedule(&P[0], MS(2), &until), &V[0]);
+	sched_ple_exit(&V[0], MS(3));
+	sched_ple_exit(&V[0], MS(3));                /* not running any more: no-op yield */
+	ck_assert_int_eq(V[0].ple_window, 16384);    /* capped at ple_window_max */
+	ck_assert_ptr_eq(sched_schedule(&P[0], MS(3), &until), &V[2]);
+	/* Make V1 a preempted sibling on pCPU 1: it runs there, V3 (BOOST)
+	 * preempts it at its slice end. */
+	sched_vcpu_affinity_set(&V[1], &both, MS(4));
+	sched_vcpu_yield(&V[3], NULL, 1, MS(4));
+	ck_assert_ptr_eq(sched_schedule(&P[1], MS(4), &until), &V[1]);
+	sched_vcpu_guest_mode(&V[1], true);
+	sched_timer_fire(&P[1], until);
+	ck_assert_ptr_eq(sched_schedule(&P[1], until, &until), &V[3]);
+	ck_assert(V[1].flags & SCHED_VF_PREEMPTED);
+	ck_assert_int_eq(V[1].preempted_kernel, 1);
+	/* V0 runs again on pCPU 0 and PLE-exits: V1 is pulled over and runs. */
+	sched_vcpu_yield(&V[2], NULL, 1, MS(40));
+	ck_assert_ptr_eq(sched_schedule(&P[0], MS(40), &until), &V[0]);
+	sched_ple_exit(&V[0], MS(41));
+	ck_assert_ptr_eq(sched_schedule(&P[0], MS(41), &until), &V[1]);
+	ck_assert_int_eq(V[1].pcpu, 0);
+	ck_assert_int_eq(V[0].st.nple_directed, 1);
+	ck_assert_int_eq(V[0].ple_window, 8192);     /* helped: halved */
+	ck_assert_int_eq(V[1].ple_target_at, MS(41));
+}
+END_TEST
+
+/* ple_directed=off: the same exit is a plain yield. */
+START_TEST(test_ple_undirected_and_options)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(sched_option_set("ple", "off"), 0);
+	ck_assert(!sched_ple_enabled());
+	ck_assert_int_eq(sched_option_set("ple", "maybe"), -EINVAL);
+	ck_assert_int_eq(sched_option_set("ple", "on"), 0);
+	ck_assert(sched_ple_enabled());
+	ck_assert_int_eq(sched_option_set("ple_directed", "off"), 0);
+	ck_assert_int_eq(sched_option_get("ple_directed", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(sched_option_set("ple_window_min", "0"), -ERANGE);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sched_preempt");
@@ -399,6 +478,8 @@ int main(void)
 	tcase_add_test(tc, test_ds_draw_points);
 	tcase_add_test(tc, test_ds_cap_cut_not_lengthened);
 	tcase_add_test(tc, test_ds_seeded_per_pcpu);
+	tcase_add_test(tc, test_ple_window_and_directed_yield);
+	tcase_add_test(tc, test_ple_undirected_and_options);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
