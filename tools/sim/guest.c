@@ -39,6 +39,45 @@ void guest_start(struct sim *s)
 	}
 }
 
+/* ---- memory contention (docs/sched.md "Memory contention") ---- */
+static bool thr_mem(const struct sim_thread *t)
+{
+	const struct sim_op *op;
+
+	if (!t || t->state != T_RUNNING || !t->in_op || t->pc >= t->prog->nops)
+		return false;
+	op = &t->prog->ops[t->pc];
+	return op->kind == OP_COMPUTE && op->mode;
+}
+
+/* Slow-down factor x1000 for a memory-bound burst now. */
+static stime_t mem_den(const struct sim *s)
+{
+	return 1000 + (stime_t)s->mem_alpha_milli * MAX(s->mem_n - s->mem_free, 0);
+}
+
+/* After every event: when the number of memory-bound bursts running at
+ * this instant changed, bring those bursts up to now at the old speed and
+ * plan their ends at the new one. */
+void guest_mem_update(struct sim *s)
+{
+	int n = 0;
+
+	if (!s->mem_alpha_milli)
+		return;
+	for (int i = 0; i < s->nvcpus; i++)
+		n += s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur);
+	if (n == s->mem_n)
+		return;
+	for (int i = 0; i < s->nvcpus; i++)
+		if (s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur))
+			guest_sync(s, &s->vcpu[i]);
+	s->mem_n = n;
+	for (int i = 0; i < s->nvcpus; i++)
+		if (s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur))
+			guest_plan(s, &s->vcpu[i]);
+}
+
 /* Bring the running vCPU's current thread up to now. */
 void guest_sync(struct sim *s, struct sim_vcpu *v)
 {
@@ -52,7 +91,7 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	if (!t || dt <= 0)
 		return;
 	if (t->state == T_RUNNING)
-		t->left = MAX(t->left - dt, (stime_t)0);
+		t->left = MAX(t->left - (thr_mem(t) ? dt * 1000 / mem_den(s) : dt), (stime_t)0);
 	else if (t->state == T_WAIT_SPIN) {
 		t->spin_time += dt;
 		v->spin_time += dt;
@@ -288,7 +327,7 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 	if (!t) {
 		at = s->now;               /* pick a thread or halt */
 	} else if (t->state == T_RUNNING) {
-		at = s->now + t->left;
+		at = s->now + (thr_mem(t) ? (t->left * mem_den(s) + 999) / 1000 : t->left);
 	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
 		at = s->now;               /* released while off the pCPU */
 	} else if (t->state == T_WAIT_SPIN &&
