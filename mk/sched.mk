@@ -34,6 +34,7 @@ sim: $(BUILD)/sim/hvsim
 test-sim: $(BUILD)/sim/hvsim
 	@$(PYTHON) test/sim/check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --check
+	@$(PYTHON) tools/sim/predict_sim.py --hvsim $(BUILD)/sim/hvsim --max-mape 5
 	@$(BUILD)/sim/hvsim -t $(BUILD)/sim/basic-4.vprof test/sim/basic-4.wl >/dev/null
 	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
 		echo 'test-sim: vProfile trace of basic-4.wl decodes'
