@@ -9,7 +9,9 @@
  *                preempted at its slice ends), vCPU 0 spins on PAUSE inside a
  *                profile; its PAUSE-loop exits must yield to vCPU 1 (directed
  *                yield to a preempted sibling, hv/sched/ple.c): PLE events
- *                whose arg names vCPU 1 (bits 8+ = id + 1). */
+ *                whose arg names vCPU 1 (bits 8+ = id + 1).
+ *   mode=predict / mode=noise: slowdown prediction (seed 001 §4) from a
+ *                dedicated sample and a normal sample (test_predict()). */
 #include "guest.h"
 #include "abi.h"
 
@@ -17,6 +19,9 @@ const char test_name[] = "preempt";
 
 #define PHASE_MS 600
 #define WAKER_MS 900
+#define PRED_MS 900        /* each sample (slice-edge error ~ 30 ms / PRED_MS) */
+#define PRED_EPOCHS 31     /* credit accounting periods of 30 ms: covers the sample */
+#define NOISE_MS 2500
 
 static volatile uint32_t never;
 static volatile uint64_t sink;
@@ -66,8 +71,55 @@ static void ap_loop(unsigned cpu)
 		x = x * 6364136223846793005ull + 1;
 }
 
+/* Iterations of a fixed loop body completed in `ms` of wall time (TSC): the
+ * guest's own measure of progress for mode=predict. */
+static uint64_t work(unsigned ms)
+{
+	uint64_t end = tsc_after_ms(ms), x = 1, n = 0;
+
+	while (!tsc_passed(end)) {
+		for (int i = 0; i < 1000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		n++;
+	}
+	sink = x;
+	return n;
+}
+
+/* mode=predict (VM with vprof=dedicated) beside a mode=noise VM: seed 001
+ * §4's sampling schedule from the guest: a profile with a dedicated period,
+ * then a profile under interference; the guest prints its own progress in
+ * both so the runner can compare `vprof predict` with the real slowdown. */
+static void test_predict(void)
+{
+	uint64_t n1, n2;
+
+	busy(100);                          /* let the noise VM get going */
+	call("start_ded", HC_VPROF_START, 0);
+	call("dedicated", HC_VPROF_DEDICATED, PRED_EPOCHS);
+	n1 = work(PRED_MS);
+	call("stop_ded", HC_VPROF_STOP, 0);
+	busy(60);                           /* past the dedicated period */
+	call("start_norm", HC_VPROF_START, 0);
+	n2 = work(PRED_MS);
+	call("stop_norm", HC_VPROF_STOP, 0);
+	con_printf("PREEMPT_PREDICT work_dedicated=%llu work_normal=%llu\n",
+		   (unsigned long long)n1, (unsigned long long)n2);
+	test_check("progress", n1 > 0 && n2 > 0, "%llu / %llu", (unsigned long long)n1,
+		   (unsigned long long)n2);
+}
+
 void test_main(void)
 {
+	if (cmdline_has("mode=predict")) {
+		test_predict();
+		return;
+	}
+	if (cmdline_has("mode=noise")) {
+		busy(NOISE_MS);
+		test_check("noise", true, "computed %u ms", NOISE_MS);
+		return;
+	}
 	if (cmdline_has("mode=waker")) {
 		uint64_t end = tsc_after_ms(WAKER_MS);
 

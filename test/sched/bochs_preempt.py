@@ -8,6 +8,9 @@ guest's own vProfile trace (guest-shim/bench/preempt.c, one pCPU).
   ple:  a 2-vCPU VM on one pCPU, vCPU 1 computing, vCPU 0 spinning on PAUSE:
         PLE events whose arg names vCPU 1 (directed yield, bits 8+ = id + 1)
         and vCPU 1 RUNNING on that pCPU right after such an event.
+  predict: seed 001 §4 end to end: the guest profiles a dedicated sample and
+        a normal one beside a computing VM; `vprof predict` on the two dumps
+        must be within --max-error of the slowdown the guest measured itself.
 Prints TEST lines and "bochs-preempt: N passed, N failed".
 """
 import argparse
@@ -19,7 +22,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from vprof_lib import fmt, frames  # noqa: E402
+from vprof_lib import fmt, frames, predict  # noqa: E402
 
 RESULTS = []
 
@@ -90,12 +93,32 @@ def judge_ple(text):
           f"vCPU 1 ran next after {reached} of {len(directed)} directed yields")
 
 
+def judge_predict(text, max_err):
+    dumps, problems = frames.extract(text.splitlines(keepends=True))
+    m = re.search(r"PREEMPT_PREDICT work_dedicated=(\d+) work_normal=(\d+)", text)
+    check("predict_guest", bool(m), m[0] if m else "no PREEMPT_PREDICT line")
+    ded, norm = predict.pick(dumps, 0)
+    check("predict_dumps", ded is not None and norm is not None and not problems,
+          f"{len(dumps)} dumps, dedicated {ded.dump_id if ded else None}, "
+          f"normal {norm.dump_id if norm else None}")
+    if not (m and ded and norm):
+        return
+    lines, sd = predict.predict(ded, norm)
+    print("\n".join("  " + x for x in lines))
+    actual = int(m[1]) / max(int(m[2]), 1)
+    err = abs(sd - actual) / actual if sd else float("inf")
+    check("predict_error", err <= max_err,
+          f"predicted {sd:.3f}x, guest measured {actual:.3f}x, error {100 * err:.1f}% "
+          f"(paper: 4.5% average)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--image", required=True)
     ap.add_argument("--timeout", type=int, default=180)
     ap.add_argument("--dp-us", type=int, default=2000)
-    ap.add_argument("--scenarios", default="dp,nodp,ple")
+    ap.add_argument("--scenarios", default="dp,nodp,ple,predict")
+    ap.add_argument("--max-error", type=float, default=0.10)
     a = ap.parse_args()
     todo = a.scenarios.split(",")
     vms = ['kind=multiboot vcpus=1 mem=32M cmdline="test=preempt mode=victim"',
@@ -108,6 +131,12 @@ def main():
         if "ple" in todo:
             judge_ple(run_hv(a, tmp, "ple",
                              ['kind=multiboot vcpus=2 mem=32M cmdline="test=preempt mode=ple"'], ""))
+        if "predict" in todo:
+            judge_predict(run_hv(a, tmp, "predict", [
+                'kind=multiboot vcpus=1 mem=32M vprof=dedicated '
+                'cmdline="test=preempt mode=predict"',
+                'kind=multiboot vcpus=1 mem=32M cmdline="test=preempt mode=noise"'], ""),
+                a.max_error)
     print(f"bochs-preempt: {sum(RESULTS)} passed, {len(RESULTS) - sum(RESULTS)} failed")
     return 0 if all(RESULTS) else 1
 
