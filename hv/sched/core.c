@@ -287,9 +287,9 @@ static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stim
 	/* A wake from blocking that makes the policy preempt p's running vCPU
 	 * is the one preemption delayed preemption may hold (seed 001 §5.1):
 	 * in_wake marks the policy's reschedule request as such (schedule.c). */
-	p->in_wake = (v->flags & SCHED_VF_WOKEN) != 0;
+	WRITE_ONCE(p->in_wake, (v->flags & SCHED_VF_WOKEN) != 0);
 	sched_sys.ops->wake(v, now);
-	p->in_wake = false;
+	WRITE_ONCE(p->in_wake, false);
 	if ((v->flags & SCHED_VF_WOKEN) && p->curr && p->curr != v &&
 	    p->curr->state == SCHED_RUNNING && READ_ONCE(p->need_resched))
 		p->dp_waker = v;

@@ -104,9 +104,9 @@ void sched_yield_pull(struct sched_pcpu *p, stime_t now)
 	sched_sys.ops->sleep(t, now);
 	sched_vcpu_migrate(t, p->id, now);
 	spin_unlock(&q->lock);
-	p->in_wake = true;   /* the policy's tickle of p is part of this decision */
+	WRITE_ONCE(p->in_wake, true);   /* the policy's tickle of p is part of this decision */
 	sched_sys.ops->wake(t, now);
-	p->in_wake = false;
+	WRITE_ONCE(p->in_wake, false);
 }
 
 /* After the pick: a directed yield that ran its target shrinks the

@@ -97,6 +97,8 @@ static void sched_dp_acct(stime_t now)
 			idle = st.time[SCHED_BLOCKED] + st.time[SCHED_RUNNABLE] - v->dp_idle_mark;
 			v->dp_comp_mark = st.time[SCHED_RUNNING];
 			v->dp_idle_mark = st.time[SCHED_BLOCKED] + st.time[SCHED_RUNNABLE];
+			comp = MAX(comp, (stime_t)0);   /* a racing transition */
+			idle = MAX(idle, (stime_t)0);
 			if (READ_ONCE(v->state) == SCHED_OFFLINE || !wsum || comp + idle <= 0)
 				continue;
 			fair = (stime_t)((uint64_t)(comp + idle) * sched_sys.npcpus *
