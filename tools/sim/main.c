@@ -55,10 +55,6 @@ static int trace_start(struct sim *s, FILE *f)
 	if (!mem || vprof_init((unsigned)s->npcpus, mem, len))
 		return -1;
 	vprof_set_sink(trace_sink, f);
-	/* A PAUSE-loop exit proves about one window of spinning (at the
-	 * default window; an adaptive window that grew is under-credited). */
-	if (s->ple)
-		vprof_spin_set_ple((uint64_t)s->ple);
 	for (int i = 0; i < s->nvms; i++)
 		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, i == sample_vm) ||
 		    vprof_vm_start(0, (uint16_t)i, 0))
@@ -144,6 +140,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hvsim: setup failed\n");
 		return 1;
 	}
+	/* A PAUSE-loop exit proves up to one window of spinning: credit up to
+	 * the largest adaptive window (as hv/vm/vprof_glue.c). */
+	if (tf && s.ple && sched_opts.ple_window > 0)
+		vprof_spin_set_ple((uint64_t)(s.ple * sched_opts.ple_window_max / sched_opts.ple_window));
 	if (sample_vm >= 0 && !tf) {
 		fprintf(stderr, "hvsim: -P needs -t TRACE\n");
 		return 1;
