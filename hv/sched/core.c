@@ -62,6 +62,7 @@ int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now)
 	p->online = true;
 	p->idle_since = now;
 	p->slice_end = p->hold_until = p->next_tick = p->timer_at = STIME_MAX;
+	p->dp_until = STIME_MAX;
 	p->rng = (sched_opts.seed ^ 0x9e3779b97f4a7c15ULL) * (id + 1) | 1;
 	spin_lock(&p->lock);
 	if (sched_sys.ops->pcpu_init)
@@ -138,7 +139,7 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 			v->st.wake_lat_max = d;
 	}
 	if (to != SCHED_RUNNABLE)
-		v->flags &= (uint8_t)~SCHED_VF_WOKEN;
+		v->flags &= (uint8_t)~(SCHED_VF_WOKEN | SCHED_VF_PREEMPTED);
 	v->state = (uint8_t)to;
 	v->state_since = now;
 	sched_trace_state(p, v, now);
@@ -171,6 +172,9 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 	v->state_since = now;
 	cpumask_fill(&v->affinity, SCHED_MAX_PCPUS);
 	v->pcpu = sched_sys.master;
+	v->dp_delay = sched_opts.dp_delay;   /* adaptive DP starts from sched_dp_us */
+	v->ple_window = (uint32_t)MIN(MAX(sched_opts.ple_window, sched_opts.ple_window_min),
+				      sched_opts.ple_window_max);
 	rc = sched_sys.ops->vcpu_insert(v);
 	if (rc)
 		return rc;
@@ -280,7 +284,15 @@ static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stim
 			return;
 		}
 	}
+	/* A wake from blocking that makes the policy preempt p's running vCPU
+	 * is the one preemption delayed preemption may hold (seed 001 §5.1):
+	 * in_wake marks the policy's reschedule request as such (schedule.c). */
+	WRITE_ONCE(p->in_wake, (v->flags & SCHED_VF_WOKEN) != 0);
 	sched_sys.ops->wake(v, now);
+	WRITE_ONCE(p->in_wake, false);
+	if ((v->flags & SCHED_VF_WOKEN) && p->curr && p->curr != v &&
+	    p->curr->state == SCHED_RUNNING && READ_ONCE(p->need_resched))
+		p->dp_waker = v;
 	spin_unlock(&p->lock);
 }
 
@@ -378,8 +390,13 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target, enum sche
 	if (v->state == SCHED_RUNNING && p->curr == v) {
 		v->flags |= SCHED_VF_YIELD;
 		v->st.nyield++;
+		/* arg: the reason; bits 8+: directed-yield target's vCPU id + 1. */
 		sched_trace_event(p->id, v, why == SCHED_YIELD_PLE ? VPE_PLE : VPE_YIELD, now,
-				  (uint64_t)why);
+				  (uint64_t)why | (target ? (uint64_t)(target->id + 1) << 8 : 0));
+		/* Directed yield: the next pick on p runs the sibling if it can
+		 * (schedule.c pulls it here; credit honours it). */
+		if (target && target != v && target->vm == v->vm)
+			p->yield_target = target;
 		if (sched_sys.ops->yield)
 			sched_sys.ops->yield(v, target, (int)why);
 		p->need_resched = true;

@@ -359,7 +359,7 @@ void csched_sleep(struct sched_vcpu *v, stime_t now)
 
 void csched_yield(struct sched_vcpu *v, struct sched_vcpu *target, int why)
 {
-	CV(v)->yield = 1;   /* Xen has no directed yield: target is ignored */
+	CV(v)->yield = 1;   /* a directed target is honoured in csched_pick */
 }
 
 /* Best queued vCPU on p; a yielder goes behind one lower-priority vCPU. */
@@ -476,6 +476,11 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		csched_enqueue(p, pv);
 	}
 	cv = csched_runq_best(p);
+	/* Directed yield (PLE, hv/sched/ple.c): the core pulled the target onto
+	 * p; it runs next whatever its priority (one slice, as KVM's yield_to). */
+	if (pv && pv->yield && p->yield_target && p->yield_target->pcpu == p->id &&
+	    CV(p->yield_target)->queued == 1)
+		cv = CV(p->yield_target);
 	if (!cv || cv->pri <= CPRI_OVER) {
 		struct csched_vcpu *st = csched_steal(p, cv ? cv->pri : CPRI_IDLE, now);
 

@@ -10,14 +10,20 @@
 
 struct sched_options sched_opts = {
 	.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
-	.sa_limit = US(500), .seed = 1, .relaxed_skew = US(3000), .relaxed_costop = 1,
+	.sa_limit = US(500), .seed = 1, .dp_max = MS(20),
+	.relaxed_skew = US(3000), .relaxed_costop = 1,
+	.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 65536,
+	.ple_recent = US(1000),
 };
 
 void sched_options_defaults(void)
 {
 	sched_opts = (struct sched_options){
 		.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
-		.sa_limit = US(500), .seed = 1, .relaxed_skew = US(3000), .relaxed_costop = 1,
+		.sa_limit = US(500), .seed = 1, .dp_max = MS(20),
+		.relaxed_skew = US(3000), .relaxed_costop = 1,
+		.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 65536,
+		.ple_recent = US(1000),
 	};
 }
 
@@ -34,17 +40,25 @@ static const struct sched_option sched_option_tab[] = {
 	{ "sched_ratelimit_us", &sched_opts.ratelimit, US(1), 0, MS(500) },
 	{ "sched_sa_limit_us", &sched_opts.sa_limit, US(1), 0, MS(100) },
 	{ "sched_dp_us", &sched_opts.dp_delay, US(1), 0, MS(100) },
+	{ "sched_dp_min_us", &sched_opts.dp_min, US(1), 0, MS(100) },
+	{ "sched_dp_max_us", &sched_opts.dp_max, US(1), 0, MS(100) },
 	{ "sched_ds_min_ms", &sched_opts.ds_min, MS(1), 0, MS(1000) },
 	{ "sched_ds_max_ms", &sched_opts.ds_max, MS(1), 0, MS(1000) },
 	{ "sched_seed", NULL, 1, 0, 0 },
 	{ "sched_relaxed_skew_us", &sched_opts.relaxed_skew, US(1), US(100), MS(1000) },
 	{ "sched_relaxed_costop", &sched_opts.relaxed_costop, 1, 0, 1 },
+	{ "ple_window", &sched_opts.ple_window, 1, 1, 0x7fffffff },
+	{ "ple_window_min", &sched_opts.ple_window_min, 1, 1, 0x7fffffff },
+	{ "ple_window_max", &sched_opts.ple_window_max, 1, 1, 0x7fffffff },
+	{ "ple_recent_us", &sched_opts.ple_recent, US(1), 0, MS(1000) },
 };
 
 const char *const sched_option_names[] = {
 	"sched_credit_tslice_ms", "sched_credit_tick_ms", "sched_ratelimit_us",
 	"sched_sa_limit_us", "sched_dp_us", "sched_ds_min_ms", "sched_ds_max_ms",
-	"sched_seed", "sched_relaxed_skew_us", "sched_relaxed_costop", NULL,
+	"sched_seed", "sched_relaxed_skew_us", "sched_relaxed_costop", "sched_dp",
+	"sched_dp_min_us", "sched_dp_max_us", "ple", "ple_directed",
+	"ple_window", "ple_window_min", "ple_window_max", "ple_recent_us", NULL,
 };
 
 /* Decimal (or 0x hex) unsigned integer; -EINVAL on junk. */
@@ -71,9 +85,30 @@ static int sched_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+static const char *const sched_dp_modes[] = { "off", "fixed", "adaptive" };
+
 /* Before sched_init(). Returns 0, -ENOENT (not ours) or -EINVAL/-ERANGE. */
 int sched_option_set(const char *name, const char *value)
 {
+	if (!strcmp(name, "sched_dp")) {
+		for (size_t m = 0; m < ARRAY_SIZE(sched_dp_modes); m++)
+			if (value && !strcmp(value, sched_dp_modes[m])) {
+				sched_opts.dp_mode = (uint8_t)m;
+				return 0;
+			}
+		return trace_error(-EINVAL);
+	}
+	if (!strcmp(name, "ple") || !strcmp(name, "ple_directed")) {
+		bool *off = name[3] ? &sched_opts.ple_undirected : &sched_opts.ple_off;
+
+		if (value && !strcmp(value, "on"))
+			*off = false;
+		else if (value && !strcmp(value, "off"))
+			*off = true;
+		else
+			return trace_error(-EINVAL);
+		return 0;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(sched_option_tab); i++) {
 		const struct sched_option *o = &sched_option_tab[i];
 		uint64_t v;
@@ -91,6 +126,10 @@ int sched_option_set(const char *name, const char *value)
 			return trace_error(-ERANGE);
 		}
 		*o->ns = (stime_t)v * o->unit;
+		/* sched_dp_us=N alone asks for fixed DP (sched_dp=adaptive keeps
+		 * its mode and takes N as every vCPU's starting delay). */
+		if (o->ns == &sched_opts.dp_delay && sched_opts.dp_mode == SCHED_DP_OFF)
+			sched_opts.dp_mode = SCHED_DP_FIXED;
 		return 0;
 	}
 	return -ENOENT;
@@ -99,6 +138,14 @@ int sched_option_set(const char *name, const char *value)
 /* Current value of an option in its own unit (ms, us, ...). */
 int sched_option_get(const char *name, uint64_t *val)
 {
+	if (!strcmp(name, "sched_dp")) {
+		*val = sched_opts.dp_mode;
+		return 0;
+	}
+	if (!strcmp(name, "ple") || !strcmp(name, "ple_directed")) {
+		*val = !(name[3] ? sched_opts.ple_undirected : sched_opts.ple_off);
+		return 0;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(sched_option_tab); i++) {
 		const struct sched_option *o = &sched_option_tab[i];
 

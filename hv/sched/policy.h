@@ -11,13 +11,24 @@ struct sched_options {
 	stime_t credit_tick;        /* sched_credit_tick_ms, default 10 ms */
 	stime_t ratelimit;          /* sched_ratelimit_us, default 1000 us */
 	stime_t sa_limit;           /* sched_sa_limit_us: SA hard limit, default 500 us */
-	stime_t dp_delay;           /* sched_dp_us: fixed delayed preemption, 0 = off */
+	stime_t dp_delay;           /* sched_dp_us: fixed delay (adaptive: the start value) */
+	uint8_t dp_mode;            /* sched_dp=off|fixed|adaptive (enum sched_dp_mode) */
+	stime_t dp_min, dp_max;     /* sched_dp_min_us/max_us: adaptive bounds (0, 20000) */
 	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
 	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
 	stime_t relaxed_skew;       /* sched_relaxed_skew_us: relaxed co-scheduling threshold (3000) */
 	stime_t relaxed_costop;     /* sched_relaxed_costop: 1 = co-stop the leader (default), 0 = swap only */
+	bool ple_off;               /* ple=off: no PAUSE-loop exits */
+	bool ple_undirected;        /* ple_directed=off: plain yield on a PLE exit */
+	stime_t ple_window;         /* ple_window: initial PLE_Window, cycles (4096) */
+	stime_t ple_window_min;     /* ple_window_min (1024) */
+	stime_t ple_window_max;     /* ple_window_max (65536) */
+	stime_t ple_recent;         /* ple_recent_us: "recently yielded to" (1000 us) */
 };
 extern struct sched_options sched_opts;
+
+/* Delayed preemption modes (seed 001 §5.1). `sched_dp_us=N` alone means fixed. */
+enum sched_dp_mode { SCHED_DP_OFF = 0, SCHED_DP_FIXED = 1, SCHED_DP_ADAPTIVE = 2 };
 
 /* Capability flags: which conformance properties a policy promises. */
 #define SCHED_CAP_WEIGHTS  BIT(0)   /* share proportional to weight */
@@ -86,10 +97,17 @@ struct sched_policy {
 struct sched_hooks {
 	const char *name;
 	/* Delayed preemption (seed 001 §5.1, eq. 1-2): how long prev may keep
-	 * running after a preemption decision; 0 = preempt now. locked(p). */
-	stime_t (*preempt_delay)(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
-	/* Differential slices (seed 001 §5.2): final slice for p. locked(p). */
+	 * running after `waker`, just woken, was found to preempt it; 0 = preempt
+	 * now. Only wake-up preemptions ask (never slice expiry, caps, pause or
+	 * co-scheduling signals). locked(p). */
+	stime_t (*preempt_delay)(struct sched_pcpu *p, struct sched_vcpu *prev,
+				 struct sched_vcpu *waker, stime_t now);
+	/* Differential slices (seed 001 §5.2): final slice for p; asked only
+	 * when a new slice starts, and never allowed to lengthen the policy's
+	 * slice (kept or cap-cut slices stay as they are). locked(p). */
 	stime_t (*slice_pick)(struct sched_pcpu *p, stime_t slice, stime_t now);
+	/* Periodic, on the master pCPU after ops->acct (adaptive DP). No lock. */
+	void (*acct)(stime_t now);
 	/* Observe every switch (adaptive DP statistics, co-scheduling). locked(p). */
 	void (*switched)(struct sched_pcpu *p, struct sched_vcpu *prev,
 			 struct sched_vcpu *next, stime_t now);
@@ -143,9 +161,14 @@ uint64_t sched_cpu_random(struct sched_pcpu *p);
 const struct sched_policy *sched_policy_find(const char *name);
 void sched_policy_list(void);
 int sched_policy_check(const struct sched_policy *ops);
-stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
+stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, bool hard, stime_t now);
+/* Adaptive DP, eq. 1-2 (preempt.c): the new delay from one period's figures. */
+stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t_fair,
+			stime_t lo, stime_t hi);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
 void sched_options_defaults(void);
+void sched_yield_pull(struct sched_pcpu *p, stime_t now);
+void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next);
 void sched_dedicated_init(void);
 void sched_dedicated_epoch(unsigned cpu, stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);

@@ -23,20 +23,107 @@ uint64_t sched_cpu_random(struct sched_pcpu *p)
 	return x;
 }
 
-/* Fixed delayed preemption: sched_dp_us. */
-static stime_t sched_dp_fixed(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
+/* Fixed delayed preemption (seed 001 §5.1): every wake-up preemption waits
+ * sched_dp_us. */
+static stime_t sched_dp_fixed(struct sched_pcpu *p, struct sched_vcpu *prev,
+			      struct sched_vcpu *waker, stime_t now)
 {
 	return sched_opts.dp_delay;
 }
 
-/* Differential slices: uniform in [ds_min, ds_max] per pCPU and decision. */
+/* Adaptive DP (seed 001 §5.1): the delay is the waking vCPU's own, the one
+ * it "waits to preempt the current running vCPU". */
+static stime_t sched_dp_adaptive(struct sched_pcpu *p, struct sched_vcpu *prev,
+				 struct sched_vcpu *waker, stime_t now)
+{
+	return READ_ONCE(waker->dp_delay);
+}
+
+#define SCHED_DP_STEP 10000   /* MICROSECS(10) of eq. 2, in ns */
+
+/*
+ * Seed 001 eq. 1-2 for one vCPU and one accounting period:
+ *   lag   = (t_comp - t_fair) / (t_comp + t_idle)                     (1)
+ *   delay = delay + lag * (delay + MICROSECS(10))                      (2)
+ * then clamped to [lo, hi]. A vCPU that got more than its fair share waits
+ * longer before preempting others; one that got less preempts sooner.
+ * Integer arithmetic: the product stays far below 2^63 for periods of
+ * seconds and delays of up to 100 ms.
+ */
+stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t_fair,
+			stime_t lo, stime_t hi)
+{
+	stime_t span = t_comp + t_idle;
+
+	if (span > 0)
+		delay += (t_comp - t_fair) * (delay + SCHED_DP_STEP) / span;
+	if (delay < lo)
+		delay = lo;
+	if (delay > hi)
+		delay = hi;
+	return delay;
+}
+
+/*
+ * Once per accounting period (master pCPU, no runqueue lock): eq. 1-2 for
+ * every vCPU that was not OFFLINE. t_comp = RUNNING time in the period,
+ * t_idle = BLOCKED (sync) + RUNNABLE (steal) time, t_fair = the period times
+ * the vCPU's pCPU share: npcpus x its VM's weight over the summed VM weights
+ * of all non-OFFLINE vCPUs (credit's per-active-vCPU weighting), at most one
+ * pCPU. Reads other pCPUs' vCPU totals without their locks: a figure may be
+ * off by the one transition racing with it, which the next period absorbs.
+ */
+static void sched_dp_acct(stime_t now)
+{
+	struct sched_vm *vm;
+	struct sched_vcpu *v;
+	uint64_t wsum = 0;
+	stime_t period = sched_sys.acct_ns;
+
+	if (period <= 0)
+		return;
+	spin_lock(&sched_sys.vm_lock);
+	for (vm = sched_sys.vms; vm; vm = vm->next)
+		for (v = vm->vcpus; v; v = v->vm_next)
+			if (READ_ONCE(v->state) != SCHED_OFFLINE)
+				wsum += vm->params.weight;
+	for (vm = sched_sys.vms; vm; vm = vm->next)
+		for (v = vm->vcpus; v; v = v->vm_next) {
+			struct sched_vcpu_stats st;
+			stime_t comp, idle, fair, d;
+
+			sched_vcpu_stats(v, now, &st);
+			comp = st.time[SCHED_RUNNING] - v->dp_comp_mark;
+			idle = st.time[SCHED_BLOCKED] + st.time[SCHED_RUNNABLE] - v->dp_idle_mark;
+			v->dp_comp_mark = st.time[SCHED_RUNNING];
+			v->dp_idle_mark = st.time[SCHED_BLOCKED] + st.time[SCHED_RUNNABLE];
+			comp = MAX(comp, (stime_t)0);   /* a racing transition */
+			idle = MAX(idle, (stime_t)0);
+			if (READ_ONCE(v->state) == SCHED_OFFLINE || !wsum || comp + idle <= 0)
+				continue;
+			fair = (stime_t)((uint64_t)(comp + idle) * sched_sys.npcpus *
+					 vm->params.weight / wsum);
+			fair = MIN(fair, comp + idle);
+			d = sched_dp_update(v->dp_delay, comp, idle, fair, sched_opts.dp_min,
+					    sched_opts.dp_max);
+			WRITE_ONCE(v->dp_delay, d);
+			sched_trace_event(sched_sys.master, v, VPE_DP_DELAY, now, (uint64_t)d);
+		}
+	spin_unlock(&sched_sys.vm_lock);
+}
+
+/* Differential slices (seed 001 §5.2): a fresh slice uniform in
+ * [ds_min, ds_max] from p's own PRNG (seeded per pCPU from sched_seed in
+ * sched_pcpu_add: reproducible, where the paper used TSC noise), never longer
+ * than the policy's slice. The core calls it only when a new slice starts. */
 static stime_t sched_ds_random(struct sched_pcpu *p, stime_t slice, stime_t now)
 {
-	stime_t span = sched_opts.ds_max - sched_opts.ds_min;
+	stime_t span = sched_opts.ds_max - sched_opts.ds_min, s;
 
 	if (sched_opts.ds_min <= 0 || span < 0)
 		return slice;
-	return sched_opts.ds_min + (stime_t)(sched_cpu_random(p) % (uint64_t)(span + 1));
+	s = sched_opts.ds_min + (stime_t)(sched_cpu_random(p) % (uint64_t)(span + 1));
+	return MIN(s, slice);
 }
 
 static const struct sched_hooks sched_hooks_builtin = {
@@ -45,11 +132,23 @@ static const struct sched_hooks sched_hooks_builtin = {
 	.slice_pick = sched_ds_random,
 };
 
+static const struct sched_hooks sched_hooks_adaptive = {
+	.name = "builtin (adaptive DP, random DS)",
+	.preempt_delay = sched_dp_adaptive,
+	.slice_pick = sched_ds_random,
+	.acct = sched_dp_acct,
+};
+
 /* The built-in hooks, for sched_init() when the options ask for them. */
 const struct sched_hooks *sched_hooks_default(void);
 const struct sched_hooks *sched_hooks_default(void)
 {
-	return sched_opts.dp_delay > 0 || sched_opts.ds_min > 0 ? &sched_hooks_builtin : NULL;
+	if (sched_opts.dp_mode == SCHED_DP_ADAPTIVE)
+		return &sched_hooks_adaptive;
+	if ((sched_opts.dp_mode == SCHED_DP_FIXED && sched_opts.dp_delay > 0) ||
+	    sched_opts.ds_min > 0)
+		return &sched_hooks_builtin;
+	return NULL;
 }
 
 /* SA sender (seed 000 Alg. 1 lines 4-7): notify a runnable vCPU once, let it
@@ -73,28 +172,57 @@ static stime_t sched_sa_send(struct sched_pcpu *p, struct sched_vcpu *v, stime_t
 	return v->sa_deadline;
 }
 
-/* Until when prev keeps p although the scheduler wants to preempt it;
- * <= now means "preempt now". locked(p). */
-stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
+/*
+ * Until when prev keeps p although the scheduler wants to preempt it; 0
+ * means "preempt now". locked(p). `hard`: a reschedule request that is never
+ * delayed (cap, co-scheduling signal, affinity) arrived since the last one.
+ *
+ * Order of the decision (seed 001 §5.1 with seed 000 Alg. 1):
+ *  1. the policy's preempt_check confirms prev would really lose p;
+ *  2. delayed preemption applies only to a wake-up preemption: p->dp_waker
+ *     set by the wake, no hard request, slice not expired; the hook gets the
+ *     waker (adaptive DP uses the waker's own delay); dp_until = now + delay;
+ *  3. the SA upcall, if prev's VM wants it, goes out at the same decision
+ *     (not after the delay), with its hard limit sa_deadline;
+ *  4. the hold ends at the earliest of: dp_until, sa_deadline, the SA ack
+ *     (sched_sa_ack), prev blocking or yielding (the normal reschedule),
+ *     a hard request or the slice end (which end the DP part only; a pending
+ *     SA still gets its ack or limit).
+ */
+stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, bool hard, stime_t now)
 {
 	const struct sched_hooks *h = sched_sys.hooks;
-	stime_t d, t;
+	struct sched_vcpu *waker = p->dp_waker;
+	stime_t d = 0, sa;
 
+	p->dp_waker = NULL;
 	if (p->force_preempt)
 		return 0;
-	if (p->hold_until != STIME_MAX && now < p->hold_until)
-		return p->hold_until;   /* already holding */
-	if (!(h && h->preempt_delay) && !(prev->vm->params.sa && prev->sa_vector))
+	if (p->hold_until != STIME_MAX && now < p->hold_until) {
+		/* Already holding: a second wake does not restart the one-shot. */
+		if (p->dp_until != STIME_MAX && (hard || now >= p->slice_end)) {
+			p->dp_until = STIME_MAX;
+			p->hold_until = (prev->flags & SCHED_VF_SA_PEND) ? prev->sa_deadline
+									 : STIME_MAX;
+		}
+		return p->hold_until != STIME_MAX && now < p->hold_until ? p->hold_until : 0;
+	}
+	if (!(h && h->preempt_delay && waker) && !(prev->vm->params.sa && prev->sa_vector))
 		return 0;
 	if (sched_sys.ops->preempt_check && !sched_sys.ops->preempt_check(p, prev, now))
 		return 0;
-	if (h && h->preempt_delay && (d = h->preempt_delay(p, prev, now)) > 0) {
+	if (h && h->preempt_delay && waker && waker != prev && !hard && now < p->slice_end)
+		d = h->preempt_delay(p, prev, waker, now);
+	sa = sched_sa_send(p, prev, now);
+	p->dp_until = STIME_MAX;
+	if (d > 0) {
+		p->dp_until = now + d;
 		prev->st.ndelayed++;
 		sched_trace_event(p->id, prev, VPE_DELAY_PREEMPT, now, (uint64_t)d);
-		return now + d;
 	}
-	t = sched_sa_send(p, prev, now);
-	return t > now ? t : 0;
+	if (sa > now)
+		return MIN(p->dp_until, sa);
+	return d > 0 ? p->dp_until : 0;
 }
 
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now)
@@ -102,7 +230,7 @@ stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now)
 	const struct sched_hooks *h = sched_sys.hooks;
 
 	if (h && h->slice_pick && slice != STIME_MAX)
-		return h->slice_pick(p, slice, now);
+		return MIN(h->slice_pick(p, slice, now), slice);
 	return slice;
 }
 
@@ -129,7 +257,7 @@ void sched_sa_ack(struct sched_vcpu *v, stime_t now)
 			sp->sa_pending = 0;
 		sched_trace_event(p->id, v, VPE_SA_ACK, now, 0);
 		if (p->curr == v) {
-			p->hold_until = STIME_MAX;
+			p->hold_until = p->dp_until = STIME_MAX;
 			p->force_preempt = true;
 			p->need_resched = true;
 		}

@@ -62,6 +62,7 @@ struct sched_vcpu_stats {
 	uint64_t nyield;               /* voluntary (yield/PLE) */
 	uint64_t nblock, nwake, nmigrate;
 	uint64_t nsa_upcall, nsa_timeout, ndelayed;
+	uint64_t nple_directed;        /* PLE exits that ran a preempted sibling next */
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
 	uint64_t nwake_lat;
@@ -79,6 +80,17 @@ struct sched_vcpu {
 	struct cpumask affinity;       /* hard affinity (pinning) */
 	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
 	stime_t  sa_deadline;
+	/* Adaptive delayed preemption (seed 001 §5.1 eq. 1-2, preempt.c): the
+	 * delay this vCPU waits before preempting a running one when it wakes,
+	 * and its RUNNING / BLOCKED+RUNNABLE totals at the last update. */
+	stime_t  dp_delay, dp_comp_mark, dp_idle_mark;
+	/* PAUSE-loop exiting (ple.c): this vCPU's PLE_Window (VMCS units, TSC
+	 * cycles of spinning), whether the guest was in kernel mode when last
+	 * seen by the platform / when preempted, and when it was last the
+	 * target of a directed yield. */
+	uint32_t ple_window;
+	uint8_t  guest_kernel, preempted_kernel;
+	stime_t  ple_target_at;
 	struct sched_vcpu_stats st;
 	uint64_t priv[SCHED_VCPU_PRIV_WORDS];   /* policy data */
 };
@@ -90,6 +102,7 @@ struct sched_vcpu {
 #define SCHED_VF_ADDED     BIT(4)
 #define SCHED_VF_FROZEN    BIT(5)   /* OFFLINE for another VM's dedicated mode */
 #define SCHED_VF_THAW_RUN  BIT(6)   /* ...and RUNNABLE when thawed */
+#define SCHED_VF_PREEMPTED BIT(7)   /* RUNNABLE because it was preempted */
 
 /* Embedded in the hypervisor's struct vm. */
 struct sched_vm {
@@ -110,6 +123,12 @@ struct sched_pcpu {
 	stime_t slice_end;             /* end of curr's slice */
 	stime_t next_tick;             /* policy accounting tick */
 	stime_t hold_until;            /* delayed preemption / SA wait */
+	stime_t dp_until;              /* delayed wake-up preemption ends (STIME_MAX = none) */
+	stime_t hold_since;            /* when the current hold was decided */
+	struct sched_vcpu *dp_waker;   /* a wake asked to preempt curr (locked) */
+	bool in_wake;                  /* policy wake() running on this runqueue (locked) */
+	bool resched_hard;             /* a reschedule that is never delayed (cap, co-sched) */
+	struct sched_vcpu *yield_target; /* directed yield of curr (PLE), for the next pick */
 	stime_t timer_at;              /* what is armed on the platform timer */
 	bool need_resched;
 	bool force_preempt;            /* hold expired: skip preemption hooks */
@@ -151,6 +170,21 @@ bool sched_wake(struct sched_vcpu *v, stime_t now);
  * directed-yield hint passed to the policy. */
 void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 		 enum sched_yield_reason why, stime_t now);
+/* PAUSE-loop exit of the running v (seed 000 §2, seed 002; ple.c): with
+ * `ple=on` and `ple_directed=on`, yield to a preempted, runnable sibling of
+ * the same VM (preferring one preempted in guest kernel mode and not yielded
+ * to in the last ple_recent_us), else a plain yield; v's PLE window grows
+ * when no such sibling exists and shrinks when the directed yield ran one.
+ * On v's own pCPU; takes its runqueue lock. */
+void sched_ple_exit(struct sched_vcpu *v, stime_t now);
+/* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
+bool sched_ple_enabled(void);
+/* The platform tells whether v's guest runs in kernel mode (CPL 0) when it
+ * leaves the pCPU; kept for the directed-yield choice. No lock. */
+static inline void sched_vcpu_guest_mode(struct sched_vcpu *v, bool kernel)
+{
+	WRITE_ONCE(v->guest_kernel, (uint8_t)kernel);
+}
 /* HC_SCHED_SLEEP (seed 004): RUNNING -> OFFLINE until sched_wake(). */
 void sched_sleep(struct sched_vcpu *v, stime_t now);
 /* Waiting for an event that sched_wake() ends (HLT/block or balloon sleep):

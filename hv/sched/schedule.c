@@ -15,8 +15,13 @@ static const struct sched_platform *plat(void)
 /* Earliest of everything p waits for; arm it if it changed. locked(p). */
 static void sched_timer_rearm(struct sched_pcpu *p)
 {
-	/* While holding a preemption the (past) slice end is not a deadline. */
-	stime_t t = p->hold_until != STIME_MAX ? p->hold_until : p->slice_end;
+	/* While holding a preemption the slice end is a deadline only if it
+	 * was still ahead when the hold began (a delayed wake-up preemption never
+	 * outlasts the slice; an SA wait after slice expiry does). */
+	stime_t t = p->slice_end;
+
+	if (p->hold_until != STIME_MAX)
+		t = p->slice_end > p->hold_since ? MIN(p->hold_until, p->slice_end) : p->hold_until;
 
 	if (p->curr)
 		t = MIN(t, p->next_tick);
@@ -43,7 +48,15 @@ void sched_cpu_resched(unsigned cpu)
 {
 	struct sched_pcpu *p = sched_pcpu_get(cpu);
 
-	if (!p || READ_ONCE(p->need_resched))
+	if (!p)
+		return;
+	/* Every request but a wake's (core.c sets in_wake around the policy's
+	 * wake under p's lock) is never delayed. A request racing with a wake on
+	 * the same runqueue may be taken for the wake's: delayed by at most one
+	 * DP delay, never past the slice end. */
+	if (!READ_ONCE(p->in_wake))
+		WRITE_ONCE(p->resched_hard, true);
+	if (READ_ONCE(p->need_resched))
 		return;
 	WRITE_ONCE(p->need_resched, true);
 	plat()->kick(plat()->ctx, cpu);
@@ -93,7 +106,7 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 		acct = true;
 	}
 	if (now >= p->hold_until) {
-		p->hold_until = STIME_MAX;
+		p->hold_until = p->dp_until = STIME_MAX;
 		p->force_preempt = true;
 		p->need_resched = true;
 	}
@@ -111,6 +124,8 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 	spin_unlock(&p->lock);
 	if (acct && sched_sys.ops->acct)
 		sched_sys.ops->acct(now);
+	if (acct && sched_sys.hooks && sched_sys.hooks->acct)
+		sched_sys.hooks->acct(now);   /* adaptive DP: eq. 1-2 once a period */
 	if (acct)
 		sched_dedicated_epoch(p->id, now);   /* one epoch = one accounting period */
 	return READ_ONCE(p->need_resched);
@@ -128,11 +143,25 @@ static void sched_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct s
 	if (prev && prev->state == SCHED_RUNNING) {
 		bool yielded = prev->flags & SCHED_VF_YIELD;
 
+		/* An SA upcall not answered before prev leaves is moot (the
+		 * delay or a hard request ended the hold): its deadline must not
+		 * fire when prev runs again. */
+		if (prev->flags & SCHED_VF_SA_PEND) {
+			struct sched_shared_page *sp = sched_vcpu_shared(prev);
+
+			prev->flags &= (uint8_t)~SCHED_VF_SA_PEND;
+			if (sp)
+				sp->sa_pending = 0;
+		}
 		if (!yielded) {
 			prev->st.npreempt++;
 			sched_trace_event(p->id, prev, VPE_PREEMPT, now, 0);
 		}
 		sched_vcpu_set_state(p, prev, SCHED_RUNNABLE, now);
+		if (!yielded) {   /* for directed yield (ple.c) */
+			prev->flags |= SCHED_VF_PREEMPTED;
+			prev->preempted_kernel = READ_ONCE(prev->guest_kernel);
+		}
 	}
 	if (!prev) {
 		p->idle_time += now - p->idle_since;
@@ -175,35 +204,52 @@ static void sched_evict(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
 struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *until)
 {
 	struct sched_vcpu *prev, *next;
-	stime_t slice = STIME_MAX, hold;
-	bool evict;
+	stime_t slice = STIME_MAX, hold, old_end;
+	bool evict, hard, fresh;
 
 	spin_lock(&p->lock);
 	p->nschedule++;
 	WRITE_ONCE(p->need_resched, false);
+	hard = __atomic_exchange_n(&p->resched_hard, false, __ATOMIC_ACQ_REL);
 	prev = p->curr;
 	if (prev && prev->state == SCHED_RUNNING && !(prev->flags & SCHED_VF_YIELD) &&
-	    (hold = sched_preempt_hold(p, prev, now)) > now) {
+	    (hold = sched_preempt_hold(p, prev, hard, now)) > now) {
 		/* Delayed preemption / waiting for an SA acknowledgement. */
+		if (p->hold_until == STIME_MAX)
+			p->hold_since = now;
 		p->hold_until = hold;
 		sched_timer_rearm(p);
 		spin_unlock(&p->lock);
-		*until = MIN(p->slice_end, hold);
+		*until = p->slice_end > p->hold_since ? MIN(p->slice_end, hold) : hold;
 		return prev;
 	}
+	/* Not holding (any more): a block or yield of prev cancels the one-shot
+	 * delay at once (seed 001 §5.1: "if the current running vCPU voluntarily
+	 * yields CPU, the timer is stopped"). */
 	p->force_preempt = false;
-	p->hold_until = STIME_MAX;
+	p->hold_until = p->dp_until = STIME_MAX;
+	p->dp_waker = NULL;
+	old_end = p->slice_end;
 	/* A running vCPU whose affinity no longer allows p is re-placed below. */
 	evict = prev && prev->state == SCHED_RUNNING && !cpumask_test(&prev->affinity, p->id);
 	if (evict)
 		sched_sys.ops->sleep(prev, now);
+	if (p->yield_target && prev && prev->state == SCHED_RUNNING && (prev->flags & SCHED_VF_YIELD))
+		sched_yield_pull(p, now);
+	else
+		p->yield_target = NULL;
 	next = sched_sys.ops->pick(p, prev && prev->state == SCHED_RUNNING && !evict ? prev : NULL,
 				   now, &slice);
+	sched_ple_after_pick(p, prev, next);
+	/* A new slice starts when another vCPU runs or prev's slice was over;
+	 * a kept slice (the policy keeps prev inside its slice, e.g. on a kick)
+	 * is not re-drawn by differential slices (seed 001 §5.2). */
+	fresh = next != prev || (prev && prev->state != SCHED_RUNNING) || now >= old_end;
 	if (next != prev || (prev && prev->state != SCHED_RUNNING))
 		sched_switch(p, prev, next, now);
 	if (prev)
 		prev->flags &= (uint8_t)~SCHED_VF_YIELD;
-	slice = next ? sched_slice_adjust(p, slice, now) : STIME_MAX;
+	slice = next && fresh ? sched_slice_adjust(p, slice, now) : next ? slice : STIME_MAX;
 	p->slice_end = slice == STIME_MAX || slice > STIME_MAX - now ? STIME_MAX : now + slice;
 	sched_timer_rearm(p);
 	*until = p->slice_end;

@@ -33,6 +33,7 @@ enum vp_event {
 	VPE_PROFILE_START,
 	VPE_PROFILE_STOP,
 	VPE_MARK,           /* arg = guest-supplied value */
+	VPE_DP_DELAY,       /* adaptive DP: vCPU's new preemption delay, arg = ns (seed 001 eq. 2) */
 	VPE_NEVENTS
 };
 

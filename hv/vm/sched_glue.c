@@ -339,7 +339,7 @@ void vm_cpu_loop(void)
 				sched_wake(&curr->sv, time_now());
 			break;
 		case VCPU_RUN_YIELD:
-			sched_vcpu_yield(&curr->sv, NULL, SCHED_YIELD_PLE, now);
+			sched_ple_exit(&curr->sv, now);   /* directed yield (hv/sched/ple.c) */
 			break;
 		case VCPU_RUN_OFFLINE:
 			sched_vcpu_pause(&curr->sv, now);

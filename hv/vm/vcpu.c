@@ -335,8 +335,13 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		now = time_now();
 		sched_glue_poll(cpu, now);
-		if (sched_glue_need_resched(cpu))
+		if (sched_glue_need_resched(cpu)) {
+			/* For directed yield: preempted in guest kernel mode?
+			 * CPL = SS.DPL (SDM vol. 3 §24.4.1), bits 6:5 of the AR. */
+			sched_vcpu_guest_mode(&v->sv,
+					      !((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3));
 			return VCPU_RUN_PREEMPTED;
+		}
 		vm_devs_advance(v->vm, v->id, now);
 		if (v->state == VCPU_HALTED) {
 			if (!vcpu_has_wakeup(v))
@@ -349,6 +354,11 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
+		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
+		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {
+			v->ple_window_set = v->sv.ple_window;
+			vmcs_write32(VMCS_PLE_WINDOW, v->ple_window_set);
+		}
 		/* Simple exits are handled and re-entered from inside vmx_enter
 		 * (vcpu_exit_handle); it returns with the first exit that needs
 		 * this loop, interrupts on. */

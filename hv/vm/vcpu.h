@@ -59,6 +59,7 @@ struct vcpu {
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];
 	uint64_t ple_exits;
+	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
 };
 

@@ -17,10 +17,13 @@
 #include "errno.h"
 #include "log.h"
 
-/* PLE_Window programmed by vmx/vmcs_setup.c, in TSC ticks (SDM vol. 3
- * §25.6.13 "PAUSE-Loop Exiting"). A PLE exit means the guest has been in a
- * PAUSE loop for about this long: the recorder credits it as spinning. */
-#define VPROF_GLUE_PLE_WINDOW_TSC 4096u
+/* PLE_Window in TSC ticks (SDM vol. 3 §25.6.13 "PAUSE-Loop Exiting"). A PLE
+ * exit means the guest has been in a PAUSE loop for about this long: the
+ * recorder credits it as spinning. The window is per vCPU and adaptive
+ * (hv/sched/ple.c): credit up to the largest one; the recorder never credits
+ * before the previous credit or the run start, so exits at a small window
+ * are not over-counted. */
+#define VPROF_GLUE_PLE_WINDOW_TSC ((uint64_t)sched_opts.ple_window_max)
 
 static bool vprof_glue_ready;
 

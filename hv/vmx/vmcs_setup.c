@@ -6,6 +6,7 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/cr_check.h"
+#include "sched/sched.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/percpu.h"
@@ -25,7 +26,7 @@ static int setup_controls(struct vcpu *v)
 	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
 	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
 	 * (vProfile's PLE spin detection). */
-	bool ple = vm->p.ple_set ? vm->p.ple : vm->nr_vcpus > 1;
+	bool ple = vm->p.ple_set ? vm->p.ple : sched_ple_enabled() && vm->nr_vcpus > 1;
 
 	pin = vmx_ctl_adjust(&c->pin, PIN_EXTINT_EXIT | PIN_NMI_EXIT | PIN_PREEMPT_TIMER);
 	/* Virtual NMIs (SDM §25.3) with NMI-window exiting (§26.7.6, allowed
@@ -73,7 +74,8 @@ static int setup_controls(struct vcpu *v)
 		/* KVM's and Xen's defaults: a gap of 128 cycles between PAUSEs
 		 * belongs to one loop; 4096 cycles of spinning cause an exit. */
 		vmcs_write32(VMCS_PLE_GAP, 128);
-		vmcs_write32(VMCS_PLE_WINDOW, 4096);
+		vmcs_write32(VMCS_PLE_WINDOW, v->sv.ple_window ? v->sv.ple_window : 4096);
+		v->ple_window_set = v->sv.ple_window ? v->sv.ple_window : 4096;
 	}
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
 	vmcs_writenat(VMCS_CR0_MASK, VMCS_CR0_HOST_OWNED);

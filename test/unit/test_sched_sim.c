@@ -122,11 +122,12 @@ START_TEST(test_spin_barrier_counts_spin)
 }
 END_TEST
 
-/* `ple T`: a vCPU spinning at a barrier exits (yields) every T of spinning;
- * with nothing else to run it keeps spinning until released. */
+/* `ple T`: a vCPU spinning at a barrier exits (yields) every T of spinning
+ * at the default window (here held fixed by ple_window_max); with nothing
+ * else to run it keeps spinning until released. */
 START_TEST(test_ple_exits)
 {
-	run("pcpus 2\nple 100us\nvm a vcpus=2\nbarrier b 2\n"
+	run("pcpus 2\nple 100us\noption ple_window_max=4096\nvm a vcpus=2\nbarrier b 2\n"
 	    "program fast\n compute 1ms\n barrier b spin\nend\n"
 	    "program slow\n compute 6ms\n barrier b spin\nend\n"
 	    "thread a.0 fast\nthread a.1 slow\n");
@@ -134,6 +135,22 @@ START_TEST(test_ple_exits)
 	ck_assert_int_ge(S.vcpu[0].sv.st.nyield, 49);
 	ck_assert_int_le(S.vcpu[0].sv.st.nyield, 50);
 	ck_assert_int_eq(S.vcpu[1].sv.st.nyield, 0);
+	sim_free(&S);
+}
+END_TEST
+
+/* The adaptive window (hv/sched/ple.c): no preempted sibling to help, so
+ * each exit doubles the window: 100, 200, 400, 800, 1600 (x16 cap) us. */
+START_TEST(test_ple_window_grows)
+{
+	run("pcpus 2\nple 100us\nvm a vcpus=2\nbarrier b 2\n"
+	    "program fast\n compute 1ms\n barrier b spin\nend\n"
+	    "program slow\n compute 6ms\n barrier b spin\nend\n"
+	    "thread a.0 fast\nthread a.1 slow\n");
+	ck_assert_int_eq(S.vcpu[0].spin_time, SIM_MS(5));
+	/* exits at 0.1, 0.3, 0.7, 1.5, 3.1 and 4.7 ms of its 5 ms spin */
+	ck_assert_int_eq(S.vcpu[0].sv.st.nyield, 6);
+	ck_assert_int_eq(S.vcpu[0].sv.ple_window, 65536);
 	sim_free(&S);
 }
 END_TEST
@@ -212,6 +229,7 @@ int main(void)
 	tcase_add_test(tc, test_spin_barrier_counts_spin);
 	tcase_add_test(tc, test_lock_holder_preemption);
 	tcase_add_test(tc, test_ple_exits);
+	tcase_add_test(tc, test_ple_window_grows);
 	tcase_add_test(tc, test_yield_op);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_periodic_duty);

@@ -212,6 +212,7 @@ void sim_run(struct sim *s)
 		s->now = e.t;
 		s->nevents++;
 		sim_dispatch(s, &e);
+		guest_mem_update(s);
 	}
 	if (!s->all_done)
 		s->now = s->duration;   /* also when nothing was left to happen */

@@ -39,6 +39,45 @@ void guest_start(struct sim *s)
 	}
 }
 
+/* ---- memory contention (docs/sched.md "Memory contention") ---- */
+static bool thr_mem(const struct sim_thread *t)
+{
+	const struct sim_op *op;
+
+	if (!t || t->state != T_RUNNING || !t->in_op || t->pc >= t->prog->nops)
+		return false;
+	op = &t->prog->ops[t->pc];
+	return op->kind == OP_COMPUTE && op->mode;
+}
+
+/* Slow-down factor x1000 for a memory-bound burst now. */
+static stime_t mem_den(const struct sim *s)
+{
+	return 1000 + (stime_t)s->mem_alpha_milli * MAX(s->mem_n - s->mem_free, 0);
+}
+
+/* After every event: when the number of memory-bound bursts running at
+ * this instant changed, bring those bursts up to now at the old speed and
+ * plan their ends at the new one. */
+void guest_mem_update(struct sim *s)
+{
+	int n = 0;
+
+	if (!s->mem_alpha_milli)
+		return;
+	for (int i = 0; i < s->nvcpus; i++)
+		n += s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur);
+	if (n == s->mem_n)
+		return;
+	for (int i = 0; i < s->nvcpus; i++)
+		if (s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur))
+			guest_sync(s, &s->vcpu[i]);
+	s->mem_n = n;
+	for (int i = 0; i < s->nvcpus; i++)
+		if (s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur))
+			guest_plan(s, &s->vcpu[i]);
+}
+
 /* Bring the running vCPU's current thread up to now. */
 void guest_sync(struct sim *s, struct sim_vcpu *v)
 {
@@ -46,10 +85,13 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	stime_t dt = s->now - v->run_since;
 
 	v->run_since = s->now;
+	/* A lock holder stands for a guest in kernel mode (a kernel spinlock
+	 * held): what directed yield prefers to help (hv/sched/ple.c). */
+	sched_vcpu_guest_mode(&v->sv, t && t->locks_held);
 	if (!t || dt <= 0)
 		return;
 	if (t->state == T_RUNNING)
-		t->left = MAX(t->left - dt, (stime_t)0);
+		t->left = MAX(t->left - (thr_mem(t) ? dt * 1000 / mem_den(s) : dt), (stime_t)0);
 	else if (t->state == T_WAIT_SPIN) {
 		t->spin_time += dt;
 		v->spin_time += dt;
@@ -138,6 +180,18 @@ static void lock_unlock(struct sim *s, struct sim_thread *t, int li)
 	release(s, w);
 }
 
+/* Spinning before a PAUSE-loop exit: the scenario's `ple` time at the
+ * default window, scaled by the vCPU's adaptive window (hv/sched/ple.c);
+ * none with `ple=off`. */
+static stime_t ple_spin(struct sim *s, struct sim_vcpu *v)
+{
+	if (!s->ple || !sched_ple_enabled())
+		return STIME_MAX;
+	if (!v->sv.ple_window || sched_opts.ple_window <= 0)
+		return s->ple;
+	return s->ple * (stime_t)v->sv.ple_window / sched_opts.ple_window;
+}
+
 /* Start waiting; returns the step result for the wait mode. */
 static enum step wait_begin(struct sim_thread *t, const struct sim_op *op, stime_t s_ple)
 {
@@ -195,7 +249,7 @@ static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op,
 		return -1;
 	}
 	*in_op = true;
-	return wait_begin(t, op, s->ple ? s->ple : STIME_MAX);
+	return wait_begin(t, op, ple_spin(s, &s->vcpu[t->vcpu]));
 }
 
 /* Run t's program at the current instant until it needs CPU time or leaves. */
@@ -273,7 +327,7 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 	if (!t) {
 		at = s->now;               /* pick a thread or halt */
 	} else if (t->state == T_RUNNING) {
-		at = s->now + t->left;
+		at = s->now + (thr_mem(t) ? (t->left * mem_den(s) + 999) / 1000 : t->left);
 	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
 		at = s->now;               /* released while off the pCPU */
 	} else if (t->state == T_WAIT_SPIN &&
@@ -310,8 +364,8 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		if (v->cur->state == T_WAIT_SPIN && v->cur->waiting_on >= 0 &&
 		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
 			/* PAUSE-loop exit: the hypervisor sees a spinning vCPU. */
-			v->cur->ple_left = s->ple;
-			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_PLE, s->now);
+			sched_ple_exit(&v->sv, s->now);   /* directed yield or plain */
+			v->cur->ple_left = ple_spin(s, v);
 			engine_resched(s, v->pcpu);
 			return;
 		}

@@ -1,5 +1,5 @@
 /* hvsim command line: hvsim [-s seed] [-p policy] [-o name=value]...
- * [-t TRACE] FILE. With -t the real vProfile recorder (hv/trace) records
+ * [-t TRACE [-P VM:DED_MS:NORM_MS]] FILE. With -t the real vProfile recorder (hv/trace) records
  * every VM from t=0 and its serial dump is written to TRACE (decode it with
  * tools/vprof). */
 #include <stdlib.h>
@@ -7,6 +7,39 @@
 #include <unistd.h>
 #include "sim.h"
 #include "trace/vprof.h"
+
+/* -P VM:DED_MS:NORM_MS, seed 001 §4's sampling schedule run from one
+ * command: profile VM (index) with a dedicated-mode period of DED_MS (the
+ * other VMs frozen; whole accounting periods), dump, then profile it under
+ * interference for NORM_MS, dump, then run to the end. `vprof predict`
+ * reads the two dumps. */
+static int sample_vm = -1;
+static double sample_ded_ms, sample_norm_ms;
+
+static void run_until(struct sim *s, stime_t t, stime_t end)
+{
+	s->duration = MIN(t, end);
+	if (!s->all_done)
+		sim_run(s);
+}
+
+static int sampling_run(struct sim *s)
+{
+	stime_t end = s->duration, t1 = SIM_MS(sample_ded_ms), t2 = t1 + SIM_MS(sample_norm_ms);
+	stime_t acct = sched_sys.acct_ns > 0 ? sched_sys.acct_ns : SIM_MS(30);
+	uint32_t epochs = (uint32_t)((t1 + acct - 1) / acct);
+	uint16_t vm = (uint16_t)sample_vm;
+
+	if (sample_vm >= s->nvms || vprof_dedicated_request(0, vm, 0, epochs, 0))
+		return -1;
+	run_until(s, t1, end);
+	vprof_vm_stop(0, vm, s->now, VPD_STOP);
+	vprof_vm_start(0, vm, s->now);
+	run_until(s, t2, end);
+	vprof_vm_stop(0, vm, s->now, VPD_STOP);
+	run_until(s, end, end);
+	return 0;
+}
 
 static void trace_sink(void *ctx, const char *line, size_t len)
 {
@@ -23,7 +56,7 @@ static int trace_start(struct sim *s, FILE *f)
 		return -1;
 	vprof_set_sink(trace_sink, f);
 	for (int i = 0; i < s->nvms; i++)
-		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, false) ||
+		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, i == sample_vm) ||
 		    vprof_vm_start(0, (uint16_t)i, 0))
 			return -1;
 	return 0;
@@ -53,8 +86,8 @@ static char *slurp(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... [-t TRACE] "
-		"WORKLOAD\n");
+	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... [-t TRACE "
+		"[-P VM:DED_MS:NORM_MS]] WORKLOAD\n");
 	exit(2);
 }
 
@@ -67,8 +100,13 @@ int main(int argc, char **argv)
 	struct sim s;
 	char err[256], *text;
 
-	while ((c = getopt(argc, argv, "s:p:o:t:")) != -1) {
-		if (c == 't')
+	while ((c = getopt(argc, argv, "s:p:o:t:P:")) != -1) {
+		if (c == 'P') {
+			if (sscanf(optarg, "%d:%lf:%lf", &sample_vm, &sample_ded_ms,
+				   &sample_norm_ms) != 3 || sample_vm < 0 || sample_ded_ms <= 0 ||
+			    sample_norm_ms <= 0)
+				usage();
+		} else if (c == 't')
 			trace = optarg;
 		else if (c == 's')
 			seed = strtoll(optarg, NULL, 0);
@@ -102,7 +140,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hvsim: setup failed\n");
 		return 1;
 	}
-	sim_run(&s);
+	/* A PAUSE-loop exit proves up to one window of spinning: credit up to
+	 * the largest adaptive window (as hv/vm/vprof_glue.c). */
+	if (tf && s.ple && sched_opts.ple_window > 0)
+		vprof_spin_set_ple((uint64_t)(s.ple * sched_opts.ple_window_max / sched_opts.ple_window));
+	if (sample_vm >= 0 && !tf) {
+		fprintf(stderr, "hvsim: -P needs -t TRACE\n");
+		return 1;
+	}
+	if (sample_vm >= 0) {
+		if (sampling_run(&s)) {
+			fprintf(stderr, "hvsim: -P: bad VM or dedicated mode refused\n");
+			return 1;
+		}
+	} else {
+		sim_run(&s);
+	}
 	sim_report(&s, stdout);
 	if (tf) {
 		vprof_shutdown(0, s.now);

@@ -36,7 +36,8 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 {
 	fprintf(f, "vcpu vm=%s id=%d running_ms=%.3f runnable_ms=%.3f blocked_ms=%.3f "
 		"offline_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu block=%llu wake=%llu "
-		"migrate=%llu lhp=%llu lwp=%llu wake_lat_max_us=%.1f wake_lat_avg_us=%.1f\n",
+		"migrate=%llu lhp=%llu lwp=%llu wake_lat_max_us=%.1f wake_lat_avg_us=%.1f "
+		"delayed=%llu dp_delay_us=%.1f yield_to=%llu ple_window=%u\n",
 		s->vm[v->vm].name, v->id, NS2MS(st->time[SCHED_RUNNING]),
 		NS2MS(st->time[SCHED_RUNNABLE]), NS2MS(st->time[SCHED_BLOCKED]),
 		NS2MS(st->time[SCHED_OFFLINE]), NS2MS(v->spin_time),
@@ -44,7 +45,9 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 		(unsigned long long)st->nblock, (unsigned long long)st->nwake,
 		(unsigned long long)st->nmigrate, (unsigned long long)v->lhp,
 		(unsigned long long)v->lwp, (double)st->wake_lat_max / 1e3,
-		st->nwake_lat ? (double)st->wake_lat_sum / (double)st->nwake_lat / 1e3 : 0.0);
+		st->nwake_lat ? (double)st->wake_lat_sum / (double)st->nwake_lat / 1e3 : 0.0,
+		(unsigned long long)st->ndelayed, (double)v->sv.dp_delay / 1e3,
+		(unsigned long long)st->nple_directed, v->sv.ple_window);
 }
 
 static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)

@@ -31,7 +31,7 @@ bool simq_pop(struct sim_eventq *q, struct sim_event *out);
 
 /* ---- guest programs ---- */
 enum sim_op_kind {
-	OP_COMPUTE,        /* a = ns (or a..b random when b > a) */
+	OP_COMPUTE,        /* a = ns (or a..b random when b > a); mode 1 = memory-bound */
 	OP_SLEEP,          /* a = ns; b = duty percent: sleep last burst*(100-b)/b */
 	OP_BARRIER,        /* a = barrier index, mode, spin */
 	OP_LOCK,           /* a = lock index, mode, spin */
@@ -131,6 +131,10 @@ struct sim {
 	uint64_t seed, rng;
 	stime_t kick_lat, gslice;
 	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */
+	/* Memory contention (`memory alpha=A free=F`): a memory-bound compute
+	 * burst progresses at 1 / (1 + A * max(0, n - F)) of full speed while n
+	 * memory-bound bursts run at the same moment (all VMs). */
+	int mem_alpha_milli, mem_free, mem_n;
 	char policy[32];
 	int npcpus;
 	struct sim_pcpu *pcpu;
@@ -163,6 +167,7 @@ void guest_plan(struct sim *s, struct sim_vcpu *v);
 void guest_sync(struct sim *s, struct sim_vcpu *v);
 void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted);
 void engine_resched(struct sim *s, int pcpu);
+void guest_mem_update(struct sim *s);
 /* report.c */
 void sim_report(struct sim *s, FILE *f);
 struct sim_vm *sim_vm_find(struct sim *s, const char *name);

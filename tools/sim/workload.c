@@ -108,10 +108,11 @@ static int parse_prog_line(struct pctx *c, char **tok, int n)
 		c->prog = NULL;
 		return 0;
 	}
-	if (!strcmp(tok[0], "compute") && n == 2) {
+	if (!strcmp(tok[0], "compute") && (n == 2 || (n == 3 && !strcmp(tok[2], "mem")))) {
 		char *dots = strstr(tok[1], "..");
 
 		op = add_op(p, OP_COMPUTE);
+		op->mode = n == 3;   /* memory-bound: slowed by co-running ones */
 		if (dots)
 			*dots = 0;
 		if (parse_time(tok[1], &op->a) || (dots && parse_time(dots + 2, &op->b)))
@@ -383,6 +384,17 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		return parse_time(tok[1], &s->duration) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "guest_slice") && n == 2)
 		return parse_time(tok[1], &s->gslice) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "memory") && n >= 2) {
+		for (int i = 1; i < n; i++) {
+			if (!strncmp(tok[i], "alpha=", 6))
+				s->mem_alpha_milli = (int)(strtod(tok[i] + 6, NULL) * 1000.0 + 0.5);
+			else if (!strncmp(tok[i], "free=", 5))
+				s->mem_free = atoi(tok[i] + 5);
+			else
+				return perr(c, "memory takes alpha= and free=", tok[i]);
+		}
+		return s->mem_alpha_milli < 0 || s->mem_free < 0 ? perr(c, "bad memory", NULL) : 0;
+	}
 	if (!strcmp(tok[0], "ple") && n == 2)
 		return parse_time(tok[1], &s->ple) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "kick_latency") && n == 2)

@@ -195,3 +195,15 @@ def _phase_accrue(out, state, spinning, a, b):
             p.state.setdefault(v, [0, 0, 0, 0])[st] += hi - lo
             if v in spinning:
                 p.spin[v] = p.spin.get(v, 0) + hi - lo
+
+
+def dp_delays(d):
+    """Adaptive delayed preemption (seed 001 eq. 2): {vcpu: [(t_ns, delay_ns)]}
+    from the VPE_DP_DELAY events the scheduler records once per accounting
+    period for every vCPU of the profiled VM."""
+    out = {}
+    code = fmt.EV["DP_DELAY"]
+    for t, arg, vm, vcpu, kind, c, pcpu in d.records:
+        if kind == fmt.REC_EVENT and vm == d.vm and c == code:
+            out.setdefault(vcpu, []).append((t, arg))
+    return out

@@ -58,7 +58,10 @@ def _instants(d, t0, pid):
         if kind != fmt.REC_EVENT or vm != d.vm:
             continue
         name = fmt.event_name(code)
-        if name in INSTANT or name.startswith("EVENT_"):
+        if name == "DP_DELAY":   # adaptive DP: a counter track per vCPU
+            out.append({"ph": "C", "pid": pid, "name": f"dp_delay_us vcpu{vcpu}",
+                        "ts": _us(t, t0), "args": {"us": arg / 1000.0}})
+        elif name in INSTANT or name.startswith("EVENT_"):
             out.append({"ph": "i", "s": "t", "pid": pid, "tid": pcpu, "name": name,
                         "cat": "event", "ts": _us(t, t0),
                         "args": {"vm": vm, "vcpu": vcpu, "arg": arg}})

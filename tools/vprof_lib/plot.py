@@ -65,3 +65,25 @@ def utilisation(dumps, path, weights=None):
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def dp_delays(dumps, path):
+    """Each vCPU's adaptive preemption delay over time (VPE_DP_DELAY)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    n = 0
+    for d in dumps:
+        for vcpu, pts in sorted(analysis.dp_delays(d).items()):
+            t0 = d.t0
+            ax.plot([(t - t0) / 1e6 for t, _ in pts], [v / 1e3 for _, v in pts],
+                    label=f"d{d.dump_id} vm{d.vm}.{vcpu}")
+            n += 1
+    ax.set_xlabel("time (ms)")
+    ax.set_ylabel("preemption delay (us)")
+    ax.set_title("adaptive delayed preemption (seed 001 eq. 1-2)")
+    if n:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return n
