@@ -35,6 +35,7 @@ test-sim: $(BUILD)/sim/hvsim
 	@$(BUILD)/sim/hvsim -t $(BUILD)/sim/basic-4.vprof test/sim/basic-4.wl >/dev/null
 	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
 		echo 'test-sim: vProfile trace of basic-4.wl decodes'
+	@$(PYTHON) test/sim/trace_check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
 
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench

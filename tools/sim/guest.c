@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "sim.h"
 #include "log.h"
+#include "trace/vprof.h"
 
 enum step { NEED_TIME, LEFT_CPU, YIELDED };
 
@@ -263,12 +264,31 @@ static enum step thread_step(struct sim *s, struct sim_thread *t)
 	}
 }
 
+/* vProfile's spinning sub-state of RUNNING (seed 001 §2.1) for the trace:
+ * the hypervisor learns of spinning from its detectors (PAUSE-loop exits,
+ * the PMU heuristic) as SPIN_BEGIN/SPIN_END events; the simulator knows it
+ * exactly, so it reports every interval in which v runs a spinning thread as
+ * a perfect PMU detector would (arg VPS_PMU). Leaving RUNNING ends the
+ * interval in the recorder (trace/acct.c); engine_resched clears the flag. */
+void guest_trace_spin(struct sim *s, struct sim_vcpu *v)
+{
+	bool spin = v->pcpu >= 0 && v->sv.state == SCHED_RUNNING && v->cur &&
+		    v->cur->state == T_WAIT_SPIN;
+
+	if (!s->trace || spin == v->trace_spin)
+		return;
+	v->trace_spin = spin;
+	vprof_event((unsigned)v->pcpu, (uint16_t)v->vm, (uint16_t)v->id,
+		    spin ? VPE_SPIN_BEGIN : VPE_SPIN_END, s->now, spin ? VPS_PMU : 0);
+}
+
 /* Schedule v's next guest event (it is running). */
 void guest_plan(struct sim *s, struct sim_vcpu *v)
 {
 	struct sim_thread *t = v->cur;
 	stime_t at = STIME_MAX;
 
+	guest_trace_spin(s, v);
 	v->gen++;
 	if (!t) {
 		at = s->now;               /* pick a thread or halt */
