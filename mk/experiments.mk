@@ -1,0 +1,28 @@
+# make experiments (issue 16): every seed paper's headlines, paper's number
+# beside ours, into results/ (tools/experiments, docs/experiments.md).
+#   make experiments              all seeds, hvsim at the papers' scale
+#   make exp-001                  one seed paper (exp-KEY: one headline, e.g. exp-ds_persistent)
+#   EXP_SEEDS=1-10 EXP_BOCHS=1    more repeats; also the Bochs (small-scale) runs
+EXP_SEEDS ?= 1-5
+EXP_OUT   ?= results
+EXP_ARGS  ?=
+EXP_FLAGS  = --seeds $(EXP_SEEDS) --out $(EXP_OUT) $(if $(EXP_BOCHS),--bochs) $(EXP_ARGS)
+EXP_NEEDS  = $(BUILD)/sim/hvsim $(if $(EXP_BOCHS),all guest-images)
+
+experiments: $(EXP_NEEDS)
+	@$(PYTHON) tools/experiments $(EXP_FLAGS)
+
+exp-%: $(EXP_NEEDS)
+	@$(PYTHON) tools/experiments --select $* $(EXP_FLAGS)
+
+# The fixed sample under docs/results/ (tables only; figures are not committed).
+exp-sample: $(BUILD)/sim/hvsim
+	@$(PYTHON) tools/experiments --seeds 1-5 --out docs/results --no-figures
+	@rm -rf docs/results/work
+
+# Short version in make test: quick scale twice, byte-identical tables.
+test-exp: $(BUILD)/sim/hvsim
+	@$(PYTHON) test/exp/test_experiments.py --hvsim $(BUILD)/sim/hvsim --tmp $(BUILD)/exp-test
+
+TEST_TARGETS += test-exp
+.PHONY: experiments exp-sample test-exp
