@@ -9,12 +9,19 @@ IPI_VM = """--vm kind=multiboot vcpus=2 mem=32M name=ipi2
 """
 
 
+# Interrupt-controller exits (SDM Vol. 3 App. C): 44 APIC access, 45 EOI
+# induced, 48 EPT violation (the LAPIC page with apicv off, the IOAPIC page
+# always: docs/vmx.md), 56 APIC write.
+APIC_REASONS = (44, 45, 48, 56)
+
+
 def _exits(r, run):
-    return r[run].vm["ipi2"].exits
+    return sum(r[run].vm["ipi2"].by_reason.get(k, 0) for k in APIC_REASONS)
 
 
 headline(seed="002", key="apicv_exits",
-         claim="APICv on vs off: VM exits of a 2-vCPU guest exchanging IPIs (Bochs)",
+         claim="APICv on vs off: APIC-related VM exits (reasons 44, 45, 48, 56) of a 2-vCPU "
+               "guest exchanging IPIs (Bochs)",
          paper=52.0, unit="% fewer exits",
          paper_text="APICv cuts APIC-access VM exits by 52% (dedup), Fig. 4",
          runs={"off": bochs(IPI_VM, cmdline="apicv=off"), "on": bochs(IPI_VM, cmdline="apicv=on")},
