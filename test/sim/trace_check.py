@@ -61,6 +61,15 @@ def check(hvsim, wl, tmp):
                 w = float(want[k.split()[0]])
                 if abs(g - w) > TOL_MS:
                     bad.append(f"{wl}: vm {name} vcpu {i}: {k} trace {g:.3f} hvsim {w:.3f}")
+            # Exits the guest model causes, counted as the exit dispatcher does
+            # (SDM Vol. 3 App. C: 12 HLT per halt, 40 PAUSE per PLE yield,
+            # 18 VMCALL per hypercall yield).
+            ex = v.exits
+            if ex.get(12, 0) != int(want["block"]) or \
+                    ex.get(40, 0) + ex.get(18, 0) != int(want["yields"]):
+                bad.append(f"{wl}: vm {name} vcpu {i}: exits HLT {ex.get(12, 0)} PAUSE "
+                           f"{ex.get(40, 0)} VMCALL {ex.get(18, 0)}, hvsim block "
+                           f"{want['block']} yields {want['yields']}")
             if v.anomalies:
                 bad.append(f"{wl}: vm {name} vcpu {i}: {v.anomalies} accounting anomalies")
     print(f"  {'FAIL' if bad else 'PASS'} {os.path.basename(wl)}: trace matches hvsim "

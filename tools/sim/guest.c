@@ -6,6 +6,7 @@
 #include "sim.h"
 #include "log.h"
 #include "trace/vprof.h"
+#include "vmx/exit_reasons.h"
 
 enum step { NEED_TIME, LEFT_CPU, YIELDED };
 
@@ -282,6 +283,14 @@ void guest_trace_spin(struct sim *s, struct sim_vcpu *v)
 		    spin ? VPE_SPIN_BEGIN : VPE_SPIN_END, s->now, spin ? VPS_PMU : 0);
 }
 
+/* The VM exit the guest's action would cause on real hardware, counted by
+ * vProfile as the exit dispatcher counts it (HLT, PAUSE-loop, VMCALL). */
+static void guest_trace_exit(struct sim *s, struct sim_vcpu *v, enum exit_reason r)
+{
+	if (s->trace && v->pcpu >= 0)
+		vprof_exit((unsigned)v->pcpu, (uint16_t)v->vm, (uint16_t)v->id, r, s->now);
+}
+
 /* Schedule v's next guest event (it is running). */
 void guest_plan(struct sim *s, struct sim_vcpu *v)
 {
@@ -323,6 +332,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 			v->gslice_end = s->now + s->gslice;
 		}
 		if (!v->cur) {
+			guest_trace_exit(s, v, EXIT_REASON_HLT);
 			sched_block(&v->sv, s->now);   /* idle guest: HLT */
 			engine_resched(s, v->pcpu);
 			return;
@@ -331,6 +341,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
 			/* PAUSE-loop exit: the hypervisor sees a spinning vCPU. */
 			v->cur->ple_left = s->ple;
+			guest_trace_exit(s, v, EXIT_REASON_PAUSE);
 			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_PLE, s->now);
 			engine_resched(s, v->pcpu);
 			return;
@@ -341,6 +352,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 			return;
 		}
 		if (r == YIELDED) {
+			guest_trace_exit(s, v, EXIT_REASON_VMCALL);
 			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_HYPERCALL, s->now);
 			engine_resched(s, v->pcpu);   /* plans v if it stays */
 			return;
