@@ -41,6 +41,7 @@ test-sim: $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
 		echo 'test-sim: vProfile trace of basic-4.wl decodes'
 	@$(PYTHON) test/sim/cosched.py --hvsim $(BUILD)/sim/hvsim
+	@$(PYTHON) test/sim/trace_check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
 
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench

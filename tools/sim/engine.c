@@ -152,6 +152,7 @@ void engine_resched(struct sim *s, int i)
 	if (nv != pv) {
 		if (pv) {
 			pv->pcpu = -1;
+			pv->trace_spin = false;   /* RUNNING ended: so did spinning */
 			pv->gen++;
 			guest_descheduled(s, pv, pv->sv.st.npreempt != npre);
 		}

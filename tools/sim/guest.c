@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include "sim.h"
 #include "log.h"
+#include "trace/vprof.h"
+#include "vmx/exit_reasons.h"
 
 enum step { NEED_TIME, LEFT_CPU, YIELDED };
 
@@ -317,12 +319,39 @@ static enum step thread_step(struct sim *s, struct sim_thread *t)
 	}
 }
 
+/* vProfile's spinning sub-state of RUNNING (seed 001 §2.1) for the trace:
+ * the hypervisor learns of spinning from its detectors (PAUSE-loop exits,
+ * the PMU heuristic) as SPIN_BEGIN/SPIN_END events; the simulator knows it
+ * exactly, so it reports every interval in which v runs a spinning thread as
+ * a perfect PMU detector would (arg VPS_PMU). Leaving RUNNING ends the
+ * interval in the recorder (trace/acct.c); engine_resched clears the flag. */
+void guest_trace_spin(struct sim *s, struct sim_vcpu *v)
+{
+	bool spin = v->pcpu >= 0 && v->sv.state == SCHED_RUNNING && v->cur &&
+		    v->cur->state == T_WAIT_SPIN;
+
+	if (!s->trace || spin == v->trace_spin)
+		return;
+	v->trace_spin = spin;
+	vprof_event((unsigned)v->pcpu, (uint16_t)v->vm, (uint16_t)v->id,
+		    spin ? VPE_SPIN_BEGIN : VPE_SPIN_END, s->now, spin ? VPS_PMU : 0);
+}
+
+/* The VM exit the guest's action would cause on real hardware, counted by
+ * vProfile as the exit dispatcher counts it (HLT, PAUSE-loop, VMCALL). */
+static void guest_trace_exit(struct sim *s, struct sim_vcpu *v, enum exit_reason r)
+{
+	if (s->trace && v->pcpu >= 0)
+		vprof_exit((unsigned)v->pcpu, (uint16_t)v->vm, (uint16_t)v->id, r, s->now);
+}
+
 /* Schedule v's next guest event (it is running). */
 void guest_plan(struct sim *s, struct sim_vcpu *v)
 {
 	struct sim_thread *t = v->cur;
 	stime_t at = STIME_MAX;
 
+	guest_trace_spin(s, v);
 	v->gen++;
 	if (!t) {
 		at = s->now;               /* pick a thread or halt */
@@ -357,6 +386,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 			v->gslice_end = s->now + s->gslice;
 		}
 		if (!v->cur) {
+			guest_trace_exit(s, v, EXIT_REASON_HLT);
 			sched_block(&v->sv, s->now);   /* idle guest: HLT */
 			engine_resched(s, v->pcpu);
 			return;
@@ -364,6 +394,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		if (v->cur->state == T_WAIT_SPIN && v->cur->waiting_on >= 0 &&
 		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
 			/* PAUSE-loop exit: the hypervisor sees a spinning vCPU. */
+			guest_trace_exit(s, v, EXIT_REASON_PAUSE);
 			sched_ple_exit(&v->sv, s->now);   /* directed yield or plain */
 			v->cur->ple_left = ple_spin(s, v);
 			engine_resched(s, v->pcpu);
@@ -375,6 +406,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 			return;
 		}
 		if (r == YIELDED) {
+			guest_trace_exit(s, v, EXIT_REASON_VMCALL);
 			sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_HYPERCALL, s->now);
 			engine_resched(s, v->pcpu);   /* plans v if it stays */
 			return;

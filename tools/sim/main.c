@@ -55,6 +55,8 @@ static int trace_start(struct sim *s, FILE *f)
 	if (!mem || vprof_init((unsigned)s->npcpus, mem, len))
 		return -1;
 	vprof_set_sink(trace_sink, f);
+	vprof_spin_set_ple((uint64_t)s->ple);   /* as vm/vprof_glue.c does */
+	s->trace = true;
 	for (int i = 0; i < s->nvms; i++)
 		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, i == sample_vm) ||
 		    vprof_vm_start(0, (uint16_t)i, 0))

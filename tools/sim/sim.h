@@ -92,6 +92,7 @@ struct sim_vcpu {
 	stime_t spin_time;
 	uint64_t lhp, lwp;        /* lock-holder / lock-waiter preemptions */
 	struct cpumask pin;       /* affinity from `pin` (empty = all) */
+	bool trace_spin;          /* vProfile has an open spinning interval */
 };
 
 struct sim_vm {
@@ -149,6 +150,7 @@ struct sim {
 	struct sim_eventq q;
 	uint64_t nevents;
 	bool all_done;
+	bool trace;               /* vProfile records (hvsim -t) */
 	struct sched_platform plat;
 };
 
@@ -166,6 +168,7 @@ void guest_thread_wake(struct sim *s, struct sim_thread *t);
 void guest_plan(struct sim *s, struct sim_vcpu *v);
 void guest_sync(struct sim *s, struct sim_vcpu *v);
 void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted);
+void guest_trace_spin(struct sim *s, struct sim_vcpu *v);
 void engine_resched(struct sim *s, int pcpu);
 void guest_mem_update(struct sim *s);
 /* report.c */

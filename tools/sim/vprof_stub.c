@@ -39,3 +39,7 @@ void vprof_event(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, st
 		fprintf(stderr, "%12.3f cpu%u vm%u.%u event %d arg %llu\n", (double)now / 1e6, pcpu,
 			vm, vcpu, (int)ev, (unsigned long long)arg);
 }
+
+void vprof_exit(unsigned pcpu, uint16_t vm, uint16_t vcpu, uint32_t reason, stime_t now)
+{
+}

@@ -274,7 +274,7 @@ class Extractor:
                 DECODERS[raw[0]](d, raw[fmt.HDR_SIZE:])
             except (struct.error, ValueError, IndexError) as e:
                 self.problem(d.first_line, d.dump_id, f"frame {s} ({fmt.FRAME_TYPES[raw[0]]}) undecodable: {e}")
-        d.records.sort(key=lambda r: r[0])
+        d.records = order_records(d.records)
 
     def finish(self):
         for d in list(self.open.values()):
@@ -283,6 +283,17 @@ class Extractor:
         if self.frame_lines == 0:
             self.problem(0, None, "no @VP1 frames found")
         return self.dumps, self.problems
+
+
+def order_records(recs):
+    """Merge the per-pCPU rings by time. Records carry no global sequence, so
+    at one timestamp a vCPU's records from two pCPUs (descheduled on one,
+    picked up by another in the same ns: exact in the simulator, possible with
+    a coarse clock) are put in causal order: the pCPU whose records for that
+    vCPU include its RUNNING state goes last. Rings keep their own order."""
+    arrive = {(r[0], r[2], r[3], r[6]) for r in recs
+              if r[4] == fmt.REC_STATE and r[5] == fmt.RUNNING and r[2] != fmt.VM_NONE}
+    return sorted(recs, key=lambda r: (r[0], (r[0], r[2], r[3], r[6]) in arrive))
 
 
 def extract(lines):

@@ -1,7 +1,17 @@
 """Plots like seed 001's figures: runtime breakdown bars per vCPU and CPU
 utilisation against fair share per VM. matplotlib is optional: without it
-`available()` is False and the CLI says so instead of failing."""
+`available()` is False; `python_with_matplotlib()` finds Debian's
+/usr/bin/python3 (python3-matplotlib, tools/deps.sh) when the running
+interpreter (e.g. a pyenv one) lacks it, and the CLI re-runs there."""
+import os
+import subprocess
+import sys
+
 from . import analysis
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+MISSING = ("matplotlib is not installed for {exe}{also}; no plots written. Install Debian's "
+           "python3-matplotlib (`make deps` / tools/deps.sh does) or `pip install matplotlib`")
 
 COLOURS = {"compute": "#4c72b0", "spin": "#dd8452", "blocked sync": "#c44e52",
            "steal": "#8172b3", "idle": "#cccccc"}
@@ -13,6 +23,24 @@ def available():
         return True
     except ImportError:
         return False
+
+
+def python_with_matplotlib():
+    """An interpreter that can import matplotlib: this one, else the system one."""
+    if available():
+        return sys.executable
+    if os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON) and \
+            os.access(SYSTEM_PYTHON, os.X_OK):
+        r = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True)
+        if r.returncode == 0:
+            return SYSTEM_PYTHON
+    return None
+
+
+def missing_message():
+    also = "" if os.path.realpath(sys.executable) == os.path.realpath(SYSTEM_PYTHON) \
+        else f" nor {SYSTEM_PYTHON}"
+    return MISSING.format(exe=sys.executable, also=also)
 
 
 def _plt():

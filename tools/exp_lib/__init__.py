@@ -1,0 +1,1 @@
+"""Experiment framework for `make experiments` (docs/experiments.md)."""

@@ -1,0 +1,1 @@
+"""One module per seed paper; each registers that paper's headlines."""
