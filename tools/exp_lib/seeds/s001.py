@@ -135,7 +135,7 @@ headline(seed="001", key="dp_adaptive",
          paper=12.0, unit="% lower slowdown",
          paper_text="adaptive-DP 12% better overall slowdown than Xen, §5.1",
          runs={"solo_fg": sim(DP_SOLO_FG), "solo_bg": sim(DP_SOLO_BG), "credit": sim(DP),
-               "adaptive": sim(DP, options={"sched_dp_adaptive": "on"})},
+               "adaptive": sim(DP, options={"sched_dp": "adaptive"})},
          pending="adaptive DP (issue 13, branch preempt)",
          value=lambda r: pct_faster(_overall_slowdown(r, "credit"), _overall_slowdown(r, "adaptive")))
 
