@@ -48,5 +48,5 @@ SCHED_OPT(ple, "PAUSE-loop exiting: on|off (on)");
 SCHED_OPT(ple_directed, "PLE exit yields to a preempted sibling: on|off (on)");
 SCHED_OPT(ple_window, "initial per-vCPU PLE_Window, cycles (4096)");
 SCHED_OPT(ple_window_min, "smallest PLE_Window, cycles (1024)");
-SCHED_OPT(ple_window_max, "largest PLE_Window, cycles (65536)");
+SCHED_OPT(ple_window_max, "largest PLE_Window, cycles (16384)");
 SCHED_OPT(ple_recent_us, "a directed-yield target this recent is avoided, us (1000)");

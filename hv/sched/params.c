@@ -12,7 +12,7 @@ struct sched_options sched_opts = {
 	.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
 	.sa_limit = US(500), .seed = 1, .dp_max = MS(20),
 	.relaxed_skew = US(3000), .relaxed_costop = 1,
-	.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 65536,
+	.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 16384,
 	.ple_recent = US(1000),
 };
 
@@ -22,7 +22,7 @@ void sched_options_defaults(void)
 		.credit_tslice = MS(30), .credit_tick = MS(10), .ratelimit = US(1000),
 		.sa_limit = US(500), .seed = 1, .dp_max = MS(20),
 		.relaxed_skew = US(3000), .relaxed_costop = 1,
-		.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 65536,
+		.ple_window = 4096, .ple_window_min = 1024, .ple_window_max = 16384,
 		.ple_recent = US(1000),
 	};
 }

@@ -22,7 +22,7 @@ struct sched_options {
 	bool ple_undirected;        /* ple_directed=off: plain yield on a PLE exit */
 	stime_t ple_window;         /* ple_window: initial PLE_Window, cycles (4096) */
 	stime_t ple_window_min;     /* ple_window_min (1024) */
-	stime_t ple_window_max;     /* ple_window_max (65536) */
+	stime_t ple_window_max;     /* ple_window_max (16384) */
 	stime_t ple_recent;         /* ple_recent_us: "recently yielded to" (1000 us) */
 };
 extern struct sched_options sched_opts;
