@@ -62,6 +62,33 @@ static void check_efer(void)
 		wrmsr_safe(MSR_EFER, efer);
 }
 
+/* Item 1 (32-bit build, paging off): a MOV to CR0 that sets PG while
+ * EFER.LME=1 and CR4.PAE=0 is #GP. Setting CD in the same write makes it a
+ * CR0 exit (CD is host-owned), so the hypervisor decides; it used to enter
+ * IA-32e mode without PAE and fail the VM entry. */
+static int write_cr0_safe(unsigned long v)
+{
+	uintptr_t fault = 0;
+	__asm__ volatile("1: mov %1, %%cr0\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v) : "memory");
+	return (int)fault;
+}
+
+static void check_pg_without_pae(void)
+{
+	uint64_t efer = rdmsr(MSR_EFER);
+	unsigned long cr0 = read_cr0();
+	int f;
+
+	if (sizeof(void *) == 8 || !(cpuid(0x80000001, 0).d & (1u << 29)))
+		return;
+	wrmsr(MSR_EFER, efer | EFER_LME);
+	f = write_cr0_safe(cr0 | CR0_PG | (1ul << 30));   /* PG | CD */
+	if (!f)
+		write_cr0_safe(cr0);
+	wrmsr(MSR_EFER, efer);
+	test_check("cr0_pg_lme_without_pae_gp", f == FAULT(X86_GP), "fault %d", f);
+}
+
 /* Item 2: CPUID.1:ECX.OSXSAVE and CPUID.7:ECX.OSPKE mirror the guest's CR4. */
 static bool cpuid_bit(uint32_t leaf, unsigned reg, unsigned bit)
 {
@@ -255,6 +282,7 @@ void test_main(void)
 
 	check_entry_gdt();
 	check_efer();
+	check_pg_without_pae();
 	if (l1.c & (1u << 26))                /* XSAVE */
 		check_cr4_mirror("osxsave_follows_cr4", CR4_OSXSAVE, 1, 27);
 	if (cpuid(0, 0).a >= 7 && (l7.c & (1u << 3)))   /* PKU */

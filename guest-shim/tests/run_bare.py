@@ -31,7 +31,7 @@ BARE_FAIL = {
     # TCG: no #GP for unknown MSRs, LME changes under paging or APIC-base
     # bits above MAXPHYADDR; qemu64's max basic leaf is 0xd (no leaf 0x15).
     "conform": {"efer_lme_clear_gp": "TCG", "rf_*": "TCG", "apic_base_maxphyaddr_gp": "TCG",
-                "lapic_rate_cpuid15": "TCG"},
+                "lapic_rate_cpuid15": "TCG", "cr0_pg_lme_without_pae_gp": "TCG"},
     "timer": {"tsc_deadline": "TCG"},
     "ipi": {"x2apic_self": "TCG"},
     "ept": {"hole_*": "HV"},

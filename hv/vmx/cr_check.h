@@ -35,6 +35,14 @@ static inline bool cr4_write_ok(uint64_t v, bool lma)
 	return !(lma && !(v & CRC_CR4_PAE));
 }
 
+/* Setting PG with EFER.LME=1 activates IA-32e mode, which needs CR4.PAE: a
+ * MOV to CR0 doing it with PAE clear is #GP (SDM vol. 2 MOV CR, §10.8.5);
+ * letting it through would fail the next VM entry. */
+static inline bool cr0_pg_enable_ok(uint64_t old, uint64_t v, bool lme, bool pae)
+{
+	return (old & CRC_CR0_PG) || !(v & CRC_CR0_PG) || !lme || pae;
+}
+
 /* The value a guest reads from CR0/CR4 (SDM §25.6.6): bits set in the
  * guest/host mask come from the read shadow, the others (the guest-owned
  * ones: PG, PE, TS, OSXSAVE, PKE, ...) from the guest-state field. The

@@ -197,7 +197,10 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 		return exit_fail(v, x, "unexpected MOV from CR");
 	}
 	if (cr == 0) {
-		if (!cr0_write_ok(val, vmcs_read64(VMCS_GUEST_EFER) & EFER_LMA)) {
+		uint64_t efer = vmcs_read64(VMCS_GUEST_EFER);
+
+		if (!cr0_write_ok(val, efer & EFER_LMA) ||
+		    !cr0_pg_enable_ok(cr0, val, efer & EFER_LME, vmcs_guest_cr4() & CR4_PAE)) {
 			vcpu_queue_exception(v, 13, true, 0);
 			return EXIT_RESUME;
 		}

@@ -57,10 +57,6 @@ static const struct msr_rule msr_rules[] = {
 	  FEATURE_CONTROL_LOCKED),
 	R(MSR_IA32_BIOS_SIGN_ID, MSR_IA32_BIOS_SIGN_ID, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 	R(MSR_IA32_SYSENTER_CS, MSR_IA32_SYSENTER_EIP, PASS, PASS, NONE, GATE_ALWAYS, 0),
-	/* Machine check: no banks and no MCG_CTL (KVM's MCG_CAP for a guest
-	 * without MCE banks, SDM vol. 3 §17.3.1); CPUID hides MCE/MCA. */
-	R(MSR_IA32_MCG_CAP, MSR_IA32_MCG_CAP, EMUL, GP, CONST, GATE_ALWAYS, 0),
-	R(MSR_IA32_MCG_STATUS, MSR_IA32_MCG_STATUS, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 	R(MSR_IA32_MISC_ENABLE, MSR_IA32_MISC_ENABLE, EMUL, EMUL, MISC_ENABLE, GATE_ALWAYS, 0),
 	R(MSR_IA32_DEBUGCTL, MSR_IA32_DEBUGCTL, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 	R(MSR_IA32_PAT, MSR_IA32_PAT, EMUL, EMUL, PAT, GATE_ALWAYS, 0),
@@ -72,6 +68,12 @@ static const struct msr_rule msr_rules[] = {
 	R(MSR_STAR, MSR_SYSCALL_MASK, PASS, PASS, NONE, GATE_ALWAYS, 0),
 	R(MSR_FS_BASE, MSR_KERNEL_GS_BASE, PASS, PASS, NONE, GATE_ALWAYS, 0),
 	R(MSR_TSC_AUX, MSR_TSC_AUX, PASS, PASS, NONE, GATE_RDTSCP, 0),
+	/* Rarely read MSRs last: msr_rule_find() scans in order and the x2APIC
+	 * and TSC-deadline rules above sit on the exit-cost figures' paths. */
+	/* Machine check: no banks and no MCG_CTL (KVM's MCG_CAP for a guest
+	 * without MCE banks, SDM vol. 3 §17.3.1); CPUID hides MCE/MCA. */
+	R(MSR_IA32_MCG_CAP, MSR_IA32_MCG_CAP, EMUL, GP, CONST, GATE_ALWAYS, 0),
+	R(MSR_IA32_MCG_STATUS, MSR_IA32_MCG_STATUS, EMUL, EMUL, CONST, GATE_ALWAYS, 0),
 };
 
 static bool msr_rule_enabled(const struct msr_policy *p, const struct msr_rule *r)

@@ -48,6 +48,16 @@ START_TEST(test_guest_view)
 }
 END_TEST
 
+START_TEST(test_pg_enable)
+{
+	ck_assert(cr0_pg_enable_ok(0x11, 0x80000011, true, true));
+	ck_assert(!cr0_pg_enable_ok(0x11, 0x80000011, true, false));    /* LME without PAE */
+	ck_assert(cr0_pg_enable_ok(0x11, 0x80000011, false, false));    /* 32-bit paging */
+	ck_assert(cr0_pg_enable_ok(0x80000011, 0x80000011, true, false)); /* PG already on */
+	ck_assert(cr0_pg_enable_ok(0x11, 0x31, true, false));            /* PG stays off */
+}
+END_TEST
+
 START_TEST(test_efer_write)
 {
 	const uint64_t allowed = 0x901;   /* SCE | LME | NXE */
@@ -102,6 +112,7 @@ int main(void)
 	tcase_add_test(tc, test_cr4);
 	tcase_add_test(tc, test_guest_view);
 	tcase_add_test(tc, test_efer_write);
+	tcase_add_test(tc, test_pg_enable);
 	tcase_add_test(tc, test_exc_rf);
 	suite_add_tcase(s, tc);
 	return check_run(s);
