@@ -3,13 +3,18 @@
 # (-fsanitize=fuzzer,address,undefined) against the same hv/ sources and host
 # shim as their unit tests.
 #   make fuzz-host [FUZZ_SECONDS=300] [FUZZ_RUNS=10000000] [FUZZ_ONLY="acpi gwalk"]
-#   make test-fuzz-host   (part of make test: FUZZ_TEST_SECONDS each on the corpus)
+#   make test-fuzz-host   (part of make test: FUZZ_TEST_RUNS executions each with
+#                         FUZZ_TEST_SEED on the corpus, FUZZ_TEST_SECONDS at most)
 # Corpora: build/fuzz/corpus/<name> (seeded by test/fuzz/seeds.py), crashing
 # inputs: build/fuzz/crashes/<name>-crash-*, replayed by build/fuzz/fuzz_<name> FILE.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_RUNS    ?= 0
-FUZZ_TEST_SECONDS ?= 2
+FUZZ_TEST_SECONDS ?= 10
+# make test repeats: a fixed libFuzzer seed and execution count (the time is
+# only a cap for a very slow machine), so a failure there replays exactly.
+FUZZ_TEST_RUNS ?= 20000
+FUZZ_TEST_SEED ?= 1
 FUZZ_CFLAGS  := -std=gnu11 -O1 -g -Ihv -Itest/unit -Itest/fuzz -DHV_HOST=1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-parameter \
@@ -50,7 +55,8 @@ fuzz-host: fuzz-bins fuzz-seeds
 
 TEST_TARGETS += test-fuzz-host
 test-fuzz-host: fuzz-bins fuzz-seeds
-	@$(PYTHON) test/fuzz/run.py --seconds $(FUZZ_TEST_SECONDS) \
-		--corpus $(FUZZ_OUT)/corpus --artifacts $(FUZZ_OUT)/crashes $(FUZZ_BINS)
+	@$(PYTHON) test/fuzz/run.py --seconds $(FUZZ_TEST_SECONDS) --runs $(FUZZ_TEST_RUNS) \
+		--seed $(FUZZ_TEST_SEED) --corpus $(FUZZ_OUT)/corpus \
+		--artifacts $(FUZZ_OUT)/crashes $(FUZZ_BINS)
 
 .PHONY: fuzz-bins fuzz-seeds fuzz-host test-fuzz-host

@@ -20,7 +20,11 @@ static void check_insn(const struct mmio_insn *in, size_t n)
 	FUZZ_CHECK(in->size == 1 || in->size == 2 || in->size == 4 || in->size == 8);
 	FUZZ_CHECK(in->reg < 16);
 	FUZZ_CHECK(!in->high8 || (in->reg >= 0 && in->reg < 4));
-	if (!in->write)
+	/* A register the instruction writes has a width: a MOV load, an ALU op
+	 * with a register destination, XCHG, LODS. (TEST/CMP with memory and an
+	 * immediate, or a read-modify-write of memory, write no register.) */
+	if ((in->kind == MMIO_MOV && !in->write) || (in->kind == MMIO_ALU && in->reg_dst) ||
+	    in->kind == MMIO_XCHG || in->kind == MMIO_LODS)
 		FUZZ_CHECK(in->reg_size == 1 || in->reg_size == 2 || in->reg_size == 4 ||
 			   in->reg_size == 8);
 	(void)decode_store_value(in, 0x1122334455667788ull);

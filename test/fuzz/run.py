@@ -31,6 +31,8 @@ def run_one(binary, a):
             "-rss_limit_mb=2048", str(corpus)]
     if a.runs:
         argv.insert(1, f"-runs={a.runs}")
+    if a.seed:
+        argv.insert(1, f"-seed={a.seed}")
     t0 = time.time()
     p = subprocess.run(argv, capture_output=True, text=True, errors="replace")
     dt = time.time() - t0
@@ -62,6 +64,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--runs", type=int, default=0, help="stop a harness after N executions")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="libFuzzer's -seed (0: a new one per run); a fixed seed and --runs "
+                         "repeat a run exactly on the same corpus")
     ap.add_argument("--corpus", default="build/fuzz/corpus")
     ap.add_argument("--artifacts", default="build/fuzz/crashes")
     ap.add_argument("bins", nargs="+")
