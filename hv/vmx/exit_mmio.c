@@ -65,7 +65,9 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	uint8_t buf[DECODE_MAX_LEN];
 	uint64_t rip = vmcs_readnat(VMCS_GUEST_CS_BASE) + vmcs_readnat(VMCS_GUEST_RIP);
 	struct mmio_insn in;
-	uint64_t val = 0, *reg;
+	uint64_t val = 0, *reg, rsp = 0;
+	bool exit_write = x->reason == EXIT_REASON_EPT_VIOLATION ? x->qual & BIT(1)
+								 : ((x->qual >> 12) & 0xf) == 1;
 	int r;
 
 	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
@@ -77,7 +79,15 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	r = decode_mmio(buf, (size_t)n, cpu_mode(), &in);
 	if (r)
 		return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
-	reg = vcpu_gpr(v, in.reg);
+	/* The bytes are read after the CPU executed them: a sibling vCPU may
+	 * have rewritten them since. The address is the exit's, never the
+	 * decoder's; an instruction whose direction is not the exit's is not the
+	 * one that exited, so it is not emulated: the guest re-executes what is
+	 * there now (SDM vol. 3 28.2.1 Table 28-7, bit 1 = data write). */
+	if (in.write != exit_write)
+		return EXIT_RESUME;
+	/* RSP lives in the VMCS, not in v->regs. */
+	reg = in.reg == 4 ? (rsp = vmcs_readnat(VMCS_GUEST_RSP), &rsp) : vcpu_gpr(v, in.reg);
 	if (in.write)
 		val = in.has_imm ? in.imm : decode_store_value(&in, *reg)   /* handles AH..BH itself */;
 	spin_lock(&v->vm->lock);
@@ -89,8 +99,11 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 		vm_stop(v->vm, 124, "bad-guest-physical-access");
 		return EXIT_STOPPED;
 	}
-	if (!in.write)
+	if (!in.write) {
 		*reg = decode_load_merge(&in, *reg, val);
+		if (in.reg == 4)
+			vmcs_writenat(VMCS_GUEST_RSP, rsp);
+	}
 	x->insn_len = in.len;
 	exit_skip_insn(x);
 	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
