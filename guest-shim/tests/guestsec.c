@@ -104,6 +104,26 @@ static void check_rep_io(void)
 		   (unsigned long)(di - (uintptr_t)big), same);
 }
 
+#ifdef __x86_64__
+#define SP "rsp"
+#else
+#define SP "esp"
+#endif
+/* MOV ESP, [hole]: the MMIO load must reach the guest's stack pointer (the
+ * hypervisor used to put it in a scratch word shared by all pCPUs). */
+static void check_mmio_rsp(void)
+{
+	uintptr_t save;
+	uint32_t got;
+
+	__asm__ volatile("pushf\n\tcli\n\tmov %%" SP ", %[save]\n\t"
+			 "movl (%[a]), %%esp\n\tmovl %%esp, %[got]\n\t"
+			 "mov %[save], %%" SP "\n\tpopf"
+			 : [save] "=&r"(save), [got] "=&r"(got) : [a] "r"((uintptr_t)0xd0000000u)
+			 : "memory", "cc");
+	test_check("mmio_load_rsp", got == 0xffffffffu, "ESP after the load %#x", got);
+}
+
 /* vCPU 1: UART bytes (no newline for long stretches) while vCPU 0's
  * HC_CONSOLE_PUTS append to the same line buffer. */
 static void uart_writer(unsigned cpu)
@@ -153,6 +173,8 @@ void test_main(void)
 	check_pcide();
 	check_invd();
 	check_rep_io();
-	if (hv_is_ours())
+	if (hv_is_ours()) {
+		check_mmio_rsp();
 		check_hypercall_limits();
+	}
 }
