@@ -135,6 +135,11 @@ def judge(kind, serial, status):
         if not re.search(r"vm0: \d+ console messages dropped by the hypercall output rate limit",
                          serial) and not re.search(r"vm0 hypercall output dropped", serial):
             bad.append("no line counting the dropped messages")
+        # Two 64 KiB REPs at 16 elements per exit: at least 8192 I/O exits.
+        io = re.search(r"summary:\s+vm0 vcpu0 exits by reason:.* 30:(\d+)", serial)
+        if not io or int(io.group(1)) < 8192:
+            bad.append(f"REP I/O not bounded per exit: vm0 vcpu0 I/O exits "
+                       f"{io.group(1) if io else '?'} (want >= 8192)")
         return bad
     if kind == "mmiorace":
         # The victim passes; the attacker passes or was stopped by the
