@@ -70,7 +70,16 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 								 : ((x->qual >> 12) & 0xf) == 1;
 	int r;
 
-	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
+	int n;
+
+	/* The access was the CPU's delivery of an event (IDT-vectoring
+	 * information valid, SDM vol. 3 §28.2.4): a gate, descriptor or stack
+	 * in an MMIO hole. The instruction at RIP did not make it; decoding it
+	 * would emulate the wrong access and lose the event. Hardware would
+	 * read garbage and end in a triple fault: stop the VM. */
+	if (vmcs_read32(VMCS_IDT_VECT_INFO) & BIT(31))
+		return exit_fail(v, x, "MMIO access while delivering an event");
+	n = guest_fetch_insn(v, rip, buf, sizeof(buf));
 
 	if (n == -ENOENT)
 		return mmio_fetch_fault(v, rip);
