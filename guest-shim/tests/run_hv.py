@@ -80,6 +80,12 @@ def cases(all_forms, seed=1):
                 [("kind=multiboot vcpus=2 mem=32M pcpus=0,1", GUEST / "guestsec.elf"),
                  ("kind=multiboot vcpus=1 mem=32M pcpus=1", GUEST / "timer.elf")],
                 "guestsec"))
+    # A #PF delivered through an IDT in an MMIO hole: the VM must be stopped
+    # for that reason (not the instruction at RIP emulated); timer passes.
+    out.append(("idtmmio-64.elf+timer", 2,
+                [("kind=multiboot vcpus=1 mem=32M pcpus=0", GUEST / "idtmmio-64.elf"),
+                 ("kind=multiboot vcpus=1 mem=32M pcpus=1", GUEST / "timer.elf")],
+                "idtmmio"))
     # A platform timer (RTC) started by vCPU 1 for vCPU 0 halted on another pCPU.
     out.append(("devcross-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M pcpus=0,1",
                                         GUEST / "devcross-64.elf")], "devcross"))
@@ -121,6 +127,15 @@ def judge(kind, serial, status):
         for t in ("hostile", "timer"):
             if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
                 bad.append(f"{t} VM did not pass")
+        return bad
+    if kind == "idtmmio":
+        bad = [] if "idtmmio: #PF through" in serial else ["no 'idtmmio: #PF through' line"]
+        if "MMIO access while delivering an event" not in serial:
+            bad.append("VM not stopped for the access during event delivery")
+        if "idtmmio_stopped" in serial or "SUMMARY idtmmio" in serial:
+            bad.append("the VM kept running (the #PF was lost)")
+        if not re.search(r"SUMMARY timer passed=\d+ failed=0", serial):
+            bad.append("second VM (timer) did not pass")
         return bad
     if kind == "guestsec":
         # Both pass; the guest's 300 HC_TEST_RESULT calls print far fewer
