@@ -8,6 +8,7 @@
 #define ENOEXEC  8
 #define EAGAIN  11
 #define ENOMEM  12
+#define EACCES  13
 #define EFAULT  14
 #define EBUSY   16
 #define EEXIST  17

@@ -7,7 +7,7 @@
  * 0x41 bytes over its own stack and returns to 0x4141414141414141 (its pCPU
  * halts, the VM beside this one stops). The fixed one fetches at most 15
  * bytes, and a fetch that finds the page gone makes this vCPU take the #PF.
- * 64-bit only (needs 4 KiB pages). Command line: iters=N (default 20000). */
+ * 64-bit only (needs 4 KiB pages). Command line: iters=N (default 5000). */
 #include "guest.h"
 
 const char test_name[] = "mmiorace";
@@ -82,7 +82,7 @@ static uint32_t run_once(void)
 
 void test_main(void)
 {
-	unsigned long iters = arg_num("iters", 20000), bad = 0;
+	unsigned long iters = arg_num("iters", 5000), bad = 0;
 	uint32_t want;
 	uint64_t *pdpt = (uint64_t *)(uintptr_t)(((uint64_t *)(uintptr_t)(cr3_read() & ~0xfffull))[0] &
 						 0x000ffffffffff000ull);

@@ -18,6 +18,7 @@ static void paging_now(struct gpaging *pg)
 	pg->cr3 = vmcs_readnat(VMCS_GUEST_CR3);
 	pg->cr4 = vmcs_readnat(VMCS_GUEST_CR4);
 	pg->efer = vmcs_read64(VMCS_GUEST_EFER);
+	pg->user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3;   /* CPL = SS.DPL */
 }
 
 int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)
@@ -40,7 +41,7 @@ static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool wr
 		uint8_t *h;
 
 		if (gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, &gpa))
-			return -ENOENT;   /* not mapped: the guest's #PF */
+			return -ENOENT;   /* not mapped or not allowed: the guest's #PF */
 		if (!(h = gpa_to_hva(v->vm, gpa, chunk)))
 			return -EFAULT;   /* mapped outside RAM */
 		write ? memcpy(h, b, chunk) : memcpy(b, h, chunk);

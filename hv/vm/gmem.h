@@ -13,9 +13,11 @@ void *gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len);
 /* Paging state needed to walk the guest's tables. */
 struct gpaging {
 	uint64_t cr0, cr3, cr4, efer;
+	bool user;                 /* the access is made for CPL 3 (checks U/S) */
 };
-/* Translate a linear address; returns 0 or -EFAULT (not present / outside RAM).
- * Pure given the RAM block: unit-testable. */
+/* Translate a linear address; returns 0, -EFAULT (not present, a table
+ * outside RAM, not canonical) or -EACCES (U/S or R/W forbid the access; write
+ * = the access is a write). Pure given the RAM block: unit-testable. */
 int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
 	  bool write, uint64_t *gpa);
 

@@ -90,6 +90,7 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 	struct gpaging pg = {
 		.cr0 = vmcs_readnat(VMCS_GUEST_CR0), .cr3 = vmcs_readnat(VMCS_GUEST_CR3),
 		.cr4 = vmcs_readnat(VMCS_GUEST_CR4), .efer = vmcs_read64(VMCS_GUEST_EFER),
+		.user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3,
 	};
 
 	for (unsigned i = 0; i < size; i++) {
@@ -101,11 +102,12 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 			vcpu_queue_exception(v, 13, true, 0);   /* non-canonical: #GP(0) */
 			return 1;
 		}
-		if (gwalk(&pg, v->vm->ram, v->vm->ram_size, a, write, &gpa)) {
-			unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
-
+		if ((r = gwalk(&pg, v->vm->ram, v->vm->ram_size, a, write, &gpa))) {
+			/* #PF error code (SDM vol. 3 §5.7): P when present but not
+			 * allowed, W/R, U/S. */
 			write_cr2(a);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
-			vcpu_queue_exception(v, 14, true, (write ? 2u : 0) | (cpl == 3 ? 4u : 0));
+			vcpu_queue_exception(v, 14, true, (r == -EACCES ? 1u : 0) | (write ? 2u : 0) |
+					     (pg.user ? 4u : 0));
 			return 1;
 		}
 		if ((h = gpa_to_hva(v->vm, gpa, 1))) {

@@ -258,10 +258,18 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	enum decode_mode mode = cpu_mode();
 	struct mmio_insn in;
 	int64_t left = 0;
-	int r;
+	bool exit_write = x->reason == EXIT_REASON_EPT_VIOLATION ? x->qual & BIT(1)
+								 : ((x->qual >> 12) & 0xf) == 1;
+	int r, n;
 
-	int n = guest_fetch_insn(v, rip, buf, sizeof(buf));
-
+	/* The access was the CPU's delivery of an event (IDT-vectoring
+	 * information valid, SDM vol. 3 §28.2.4): a gate, descriptor or stack
+	 * in an MMIO hole. The instruction at RIP did not make it; decoding it
+	 * would emulate the wrong access and lose the event. Hardware would
+	 * read garbage and end in a triple fault: stop the VM. */
+	if (vmcs_read32(VMCS_IDT_VECT_INFO) & BIT(31))
+		return exit_fail(v, x, "MMIO access while delivering an event");
+	n = guest_fetch_insn(v, rip, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return mmio_fetch_fault(v, rip);
 	if (n <= 0)
@@ -274,6 +282,14 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 		return mmio_fetch_fault(v, rip + (uint64_t)n);
 	if (r)
 		return mmio_unknown(v, x, buf, n, gpa);
+	/* The bytes are read after the CPU executed them: a sibling vCPU may
+	 * have rewritten them since. The address is the exit's, never the
+	 * decoder's; a MOV whose direction is not the exit's is not the one
+	 * that exited, so it is not emulated: the guest re-executes what is
+	 * there now (SDM vol. 3 28.2.1 Table 28-7, bit 1 = data write). The
+	 * read-modify-write and string forms access memory both ways. */
+	if (in.kind == MMIO_MOV && in.write != exit_write)
+		return EXIT_RESUME;
 	if (in.kind >= MMIO_MOVS) {
 		left = mmio_string(v, &in, mode);
 		r = left < 0 ? (int)left : 0;

@@ -184,6 +184,11 @@ int kvm_pv_msr_read(const struct kvm_pv_vcpu *k, uint32_t features, uint32_t msr
 	return 0;
 }
 
+static bool log_ok(const struct kvm_pv_env *e)
+{
+	return !e->log_ok || e->log_ok(e->ctx);
+}
+
 static int system_time_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, uint64_t val)
 {
 	k->system_time_msr = val;
@@ -192,8 +197,9 @@ static int system_time_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, 
 		return 0;
 	k->clock = e->map(e->ctx, val & ~KVM_MSR_ENABLED, sizeof(*k->clock));
 	if (!k->clock) {
-		pr_warn("kvm: kvmclock record at %#lx is not in guest RAM; clock off\n",
-			(unsigned long)val);
+		if (log_ok(e))
+			pr_warn("kvm: kvmclock record at %#lx is not in guest RAM; clock off\n",
+				(unsigned long)val);
 		return 0;
 	}
 	kvm_pvclock_publish(k->clock, e->tsc, e->tsc_epoch, e->scale);
@@ -221,8 +227,9 @@ static int steal_time_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, u
 		return 0;
 	k->steal = e->map(e->ctx, val & KVM_STEAL_GPA_MASK, sizeof(*k->steal));
 	if (!k->steal) {
-		pr_warn("kvm: steal-time record at %#lx is not in guest RAM; off\n",
-			(unsigned long)val);
+		if (log_ok(e))
+			pr_warn("kvm: steal-time record at %#lx is not in guest RAM; off\n",
+				(unsigned long)val);
 		return 0;
 	}
 	/* The guest's `steal` keeps counting from what it holds now. */
@@ -242,8 +249,9 @@ static int pv_eoi_write(struct kvm_pv_vcpu *k, const struct kvm_pv_env *e, uint6
 	if (val & KVM_MSR_ENABLED) {
 		p = e->map(e->ctx, val & ~3ull, 4);
 		if (!p) {
-			pr_warn("kvm: PV EOI word at %#lx is not in guest RAM; #GP\n",
-				(unsigned long)val);
+			if (log_ok(e))
+				pr_warn("kvm: PV EOI word at %#lx is not in guest RAM; #GP\n",
+					(unsigned long)val);
 			return -EINVAL;
 		}
 	}

@@ -134,6 +134,9 @@ struct kvm_pv_env {
 	uint64_t tsc_epoch;         /* guest TSC at system_time 0 */
 	struct kvm_pvclock_scale scale;
 	int64_t wall_ns_at_epoch;   /* Unix ns at system_time 0 */
+	/* May a log line about this write go out (the VM's console budget,
+	 * docs/security.md)? NULL: always. */
+	bool (*log_ok)(void *ctx);
 };
 
 /* ---- pure part (kvm_pv.c) ---- */

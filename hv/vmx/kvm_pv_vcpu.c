@@ -7,6 +7,7 @@
 #include "vm/gmem.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
+#include "hypercall.h"
 #include "log.h"
 
 static struct kvm_pvclock_scale pvclock_scale;
@@ -28,12 +29,25 @@ static void *map_gpa(void *ctx, uint64_t gpa, uint64_t len)
 	return gpa_to_hva(ctx, gpa, len);
 }
 
+/* A guest can toggle its PV MSRs as often as it likes: the lines they cause
+ * share the VM's hypercall console budget (hypercall.c). */
+static bool log_ok(void *ctx)
+{
+	struct vm *vm = ctx;
+	bool ok;
+
+	spin_lock(&vm->lock);
+	ok = hcall_output_allowed(vm, &vm->rl_console, "console messages");
+	spin_unlock(&vm->lock);
+	return ok;
+}
+
 static void env_get(struct vcpu *v, struct kvm_pv_env *e)
 {
 	*e = (struct kvm_pv_env){
 		.map = map_gpa, .ctx = v->vm, .features = v->vm->cpuid.kvm_features,
 		.tsc = rdtsc(), .tsc_epoch = time_ns_to_tsc(0), .scale = scale_get(),
-		.wall_ns_at_epoch = v->vm->devs.pc.rtc.base_ns,
+		.wall_ns_at_epoch = v->vm->devs.pc.rtc.base_ns, .log_ok = log_ok,
 	};
 }
 
@@ -49,11 +63,11 @@ int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
 	env_get(v, &e);
 	r = kvm_pv_msr_write(k, &e, msr, *val);
 	/* One line when a record is switched on: the evidence a guest uses it. */
-	if (!clock && k->clock)
+	if (!clock && k->clock && log_ok(v->vm))
 		pr_info("%s: vcpu%u: kvmclock at gpa %#lx\n", v->vm->p.name, v->id, *val);
-	if (!steal && k->steal)
+	if (!steal && k->steal && log_ok(v->vm))
 		pr_info("%s: vcpu%u: KVM steal time at gpa %#lx\n", v->vm->p.name, v->id, *val);
-	if (!eoi && k->pv_eoi)
+	if (!eoi && k->pv_eoi && log_ok(v->vm))
 		pr_info("%s: vcpu%u: KVM PV EOI at gpa %#lx\n", v->vm->p.name, v->id, *val);
 	return r;
 }

@@ -54,6 +54,44 @@ START_TEST(test_4level_2m)
 }
 END_TEST
 
+/* U/S and R/W ANDed over the levels (SDM vol. 3 5.6); non-canonical refused. */
+START_TEST(test_rights)
+{
+	struct gpaging pg = { .cr0 = 0x80000001, .cr3 = 0x10000, .cr4 = 1u << 5,
+			      .efer = (1u << 8) | (1u << 10) };
+	uint64_t gpa;
+
+	put64(0x10000 + 0 * 8, 0x11000 | 7);       /* PML4[0]: P W U */
+	put64(0x11000 + 0 * 8, 0x12000 | 7);       /* PDPT[0] */
+	put64(0x12000 + 0 * 8, 0x13000 | 7);       /* PD[0] -> PT */
+	put64(0x13000 + 1 * 8, 0x200000 | 7);      /* page 1: user, writable */
+	put64(0x13000 + 2 * 8, 0x201000 | 3);      /* page 2: supervisor, writable */
+	put64(0x13000 + 3 * 8, 0x202000 | 5);      /* page 3: user, read-only */
+	put64(0x12000 + 1 * 8, 0x400000 | 0x85);   /* PD[1]: 2 MiB user read-only */
+	/* supervisor access, CR0.WP clear: everything goes */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x2000, true, &gpa), 0);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), 0);
+	pg.cr0 |= 1u << 16;                        /* WP: supervisor writes obey R/W */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), -13);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, false, &gpa), 0);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x200123, true, &gpa), -13);
+	pg.user = true;
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, true, &gpa), 0);
+	ck_assert_uint_eq(gpa, 0x200000);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x2000, false, &gpa), -13);   /* kernel page */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, false, &gpa), 0);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), -13);    /* read-only */
+	pg.cr0 &= ~(1u << 16);                     /* user writes obey R/W without WP too */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), -13);
+	/* a supervisor upper level hides a user PTE */
+	put64(0x12000 + 0 * 8, 0x13000 | 3);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, false, &gpa), -13);
+	/* not canonical */
+	pg.user = false;
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x0000800000001000ull, false, &gpa), -14);
+}
+END_TEST
+
 START_TEST(test_table_outside_ram)
 {
 	struct gpaging pg = { .cr0 = 0x80000001, .cr3 = 0x7ffff000ull };
@@ -71,6 +109,7 @@ int main(void)
 	tcase_add_test(tc, test_32bit_4k_and_4m);
 	tcase_add_test(tc, test_4level_2m);
 	tcase_add_test(tc, test_table_outside_ram);
+	tcase_add_test(tc, test_rights);
 	suite_add_tcase(s, tc);
 
 	return check_run(s);
