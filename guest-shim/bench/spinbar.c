@@ -9,9 +9,9 @@
 
 const char test_name[] = "spinbar";
 
-#define ROUNDS     40
-#define WORK       20000          /* loop iterations per round (~5 instructions each) */
-#define HOG_ROUNDS 200
+#define ROUNDS     100
+#define WORK       50000          /* loop iterations per round (~5 instructions each) */
+#define HOG_ROUNDS 150
 
 static volatile uint32_t arrived, sense, done;
 static volatile uint64_t sink;
