@@ -41,7 +41,6 @@ static struct {
 	struct sched_vm *owner[SCHED_MAX_PCPUS];    /* persist: operation holding p */
 	struct cpumask coworkers, copartners;
 	struct cpumask waiters;   /* refused a launch: kick at the next operation end */
-	struct cpumask retry;     /* idled after co-descheduling: kick at the next end too */
 } cs;
 
 struct cosched_stats cosched_stats;
@@ -243,6 +242,7 @@ static bool cs_con(const struct sched_vm *vm)
 
 static bool match_vm(struct sched_vcpu *v, void *arg) { return v->vm == arg; }
 static bool match_hit(struct sched_vcpu *v, void *arg) { return !cs_con(v->vm); }
+static bool match_not_vm(struct sched_vcpu *v, void *arg) { return v->vm != arg; }
 
 /* CoCPUs: every online pCPU (cs, cds) or the pCPUs holding vm's vCPUs. */
 static void cs_cocpus(struct sched_vm *vm, struct cpumask *m)
@@ -301,9 +301,7 @@ static void cs_kick_waiters(unsigned self)
 {
 	struct cpumask w = cs.waiters;
 
-	cs_or(&w, &cs.retry);
 	cpumask_zero(&cs.waiters);
-	cpumask_zero(&cs.retry);
 	sched_cpus_resched(&w, 0);
 }
 
@@ -428,9 +426,8 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	if (dom) {
 		/* Alg. 1 lines 3-17: run the co-scheduled VM's vCPU queued here,
 		 * else a HIT vCPU; this pCPU has answered. */
-		next = csched_runq_find(p, match_vm, dom);
-		if (!next && cand && cand->vm == dom)
-			next = cand;                          /* stolen here meanwhile */
+		next = cand && cand->vm == dom ? cand :      /* credit's choice among them */
+		       csched_runq_find(p, match_vm, dom);
 		if (!next)
 			next = cand && !cs_con(cand->vm) ? cand : csched_runq_find(p, match_hit, NULL);
 		cs.codom[id] = NULL;
@@ -453,9 +450,14 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		next = cand;
 		cs.desched[id] = NULL;
 		if (gone && next && next->vm == gone) {
-			next = csched_runq_find(p, match_hit, NULL);   /* co-descheduled */
-			if (!next)
-				cpumask_set(&cs.retry, id);   /* retry at the next operation end */
+			/* Co-descheduled: give the pCPU to any other vCPU queued
+			 * here. With none, stopping it would only idle the pCPU
+			 * (and could stall a VM whose sibling blocked waiting for
+			 * it), so it competes again: a new operation. */
+			struct sched_vcpu *alt = csched_runq_find(p, match_not_vm, gone);
+
+			if (alt)
+				next = alt;
 		}
 		if (next && cs_con(next->vm)) {
 			struct sched_vm *vm = next->vm;
@@ -499,11 +501,14 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 
 		if (runs) {
 			cpumask_set(&d->run, id);
-		} else if (cpumask_test(&d->run, id)) {
+		} else {
+			bool was = cpumask_test(&d->run, id);
+
 			cpumask_clear(&d->run, id);
-			if (cs.var->codesched)
+			if (was && cs.var->codesched)
 				cs_end_op(own, prev, id, now, true);   /* CDS: siblings go too */
 			else if (cpumask_empty(&d->run) && !cs_overlap(&cs.coworkers, &d->m))
+				/* Nobody runs the VM and every member answered. */
 				cs_end_op(own, prev, id, now, cs.var->strict);
 		}
 	}
