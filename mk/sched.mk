@@ -46,9 +46,14 @@ test-sim: $(BUILD)/sim/hvsim
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench
 
+# Seed 003 dual-CON in Bochs (issue 12): minutes per policy, not in make test.
+exp-cosched: all $(BUILD)/guest/bench/spinbar-64.elf
+	@$(PYTHON) tools/bench/exp_cosched.py --hv $(BUILD)/hv.elf \
+		--image $(BUILD)/guest/bench/spinbar-64.elf $(EXP_COSCHED_ARGS)
+
 TEST_TARGETS  += test-sim
 BENCH_TARGETS += bench-sched
-.PHONY: sim test-sim bench-sched
+.PHONY: sim test-sim bench-sched exp-cosched
 
 # Issue 13 in Bochs (about 40 s, three hvrun boots on one pCPU): a guest sees
 # its wake-up preemptions delayed (DELAY_PREEMPT with sched_dp_us, none

@@ -32,7 +32,10 @@ static struct sched_vcpu *bcs_pick(struct sched_pcpu *p, struct sched_vcpu *prev
 	for (struct sched_vcpu *s = next->vm->vcpus; s; s = s->vm_next) {
 		struct cosched_vcpu *bs = csched_vcpu_ext(s);
 
-		if (s == next || READ_ONCE(s->state) != SCHED_RUNNABLE)
+		/* A sibling queued on this pCPU cannot run at the same time
+		 * (only with more vCPUs than pCPUs): raising it would only put
+		 * it above BOOSTed wakers here. */
+		if (s == next || READ_ONCE(s->state) != SCHED_RUNNABLE || READ_ONCE(s->pcpu) == p->id)
 			continue;
 		bs->edge_from = now;
 		csched_vcpu_raise(s, CPRI_COS);

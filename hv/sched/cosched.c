@@ -40,7 +40,7 @@ static struct {
 	struct sched_vm *desched[SCHED_MAX_PCPUS];  /* co-descheduling pending */
 	struct sched_vm *owner[SCHED_MAX_PCPUS];    /* persist: operation holding p */
 	struct cpumask coworkers, copartners;
-	struct cpumask waiters;   /* held CON work back for an operation: kick at its end */
+	struct cpumask waiters;   /* refused a launch: kick at the next operation end */
 } cs;
 
 struct cosched_stats cosched_stats;
@@ -84,15 +84,6 @@ bool cosched_vm_is_con(const struct sched_vm *vm)
 static unsigned cs_pos(struct sched_vcpu *s)
 {
 	return VV(s)->home ? VV(s)->home - 1 : READ_ONCE(s->pcpu);
-}
-
-static unsigned cs_siblings_on(struct sched_vm *vm, struct sched_vcpu *self, unsigned c)
-{
-	unsigned n = 0;
-
-	for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next)
-		n += s != self && cs_pos(s) == c;
-	return n;
 }
 
 /* Best pCPU for v of a CON VM: fewest siblings, then fewest vCPUs homed
@@ -224,7 +215,11 @@ bool cosched_may_steal(struct sched_pcpu *p, struct sched_vcpu *v)
 {
 	if (!cosched_vm_is_con(v->vm) || DV(v->vm)->overcommit)
 		return true;
-	return cs_siblings_on(v->vm, v, p->id) == 0;
+	/* Where the siblings are now (not their scatter homes). */
+	for (struct sched_vcpu *s = v->vm->vcpus; s; s = s->vm_next)
+		if (s != v && READ_ONCE(s->pcpu) == p->id)
+			return false;
+	return true;
 }
 
 /* A waking CON vCPU stays on (or returns to) its scatter home. */
@@ -247,6 +242,7 @@ static bool cs_con(const struct sched_vm *vm)
 
 static bool match_vm(struct sched_vcpu *v, void *arg) { return v->vm == arg; }
 static bool match_hit(struct sched_vcpu *v, void *arg) { return !cs_con(v->vm); }
+static bool match_not_vm(struct sched_vcpu *v, void *arg) { return v->vm != arg; }
 
 /* CoCPUs: every online pCPU (cs, cds) or the pCPUs holding vm's vCPUs. */
 static void cs_cocpus(struct sched_vm *vm, struct cpumask *m)
@@ -299,13 +295,13 @@ static struct sched_vm *cs_owner(unsigned c)
 	return o && READ_ONCE(DV(o)->active) && cpumask_test(&DV(o)->m, c) ? o : NULL;
 }
 
-/* Kick the pCPUs that held CON work back (they re-decide). */
+/* Kick the pCPUs that held CON work back (they re-decide), the deciding
+ * one too: it may be idling because of the operation that just ended. */
 static void cs_kick_waiters(unsigned self)
 {
 	struct cpumask w = cs.waiters;
 
 	cpumask_zero(&cs.waiters);
-	cpumask_clear(&w, self);
 	sched_cpus_resched(&w, 0);
 }
 
@@ -358,8 +354,11 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 	cosched_stats.ops++;
 	sig = m;
 	cpumask_clear(&sig, p->id);
-	for_each_cpu(c, &sig)
+	for_each_cpu(c, &sig) {
 		cs.codom[c] = vm;                     /* per_cpu(CoDom, cpu) = Next.Dom */
+		if (cs.desched[c] == vm)
+			cs.desched[c] = NULL;         /* superseded: run it, do not stop it */
+	}
 	cs_or(&cs.coworkers, &sig);
 	cs_or(&cs.copartners, &m);
 	d->m = m;
@@ -417,7 +416,8 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	own = cs.var->persist ? cs_owner(id) : NULL;
 	/* A persistent operation lasts one credit slice. */
 	if (own && now >= DV(own)->deadline) {
-		waited = !cpumask_empty(&cs.waiters);
+		/* Another VM was refused on these pCPUs meanwhile? */
+		waited = cs_overlap(&cs.waiters, &DV(own)->m);
 		cs_end_op(own, prev, id, now, cs.var->codesched || cs.var->strict);
 		ended = own;
 		own = NULL;
@@ -426,26 +426,39 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	if (dom) {
 		/* Alg. 1 lines 3-17: run the co-scheduled VM's vCPU queued here,
 		 * else a HIT vCPU; this pCPU has answered. */
-		next = csched_runq_find(p, match_vm, dom);
-		if (!next && cand && cand->vm == dom)
-			next = cand;                          /* stolen here meanwhile */
+		next = cand && cand->vm == dom ? cand :      /* credit's choice among them */
+		       csched_runq_find(p, match_vm, dom);
 		if (!next)
 			next = cand && !cs_con(cand->vm) ? cand : csched_runq_find(p, match_hit, NULL);
-		if (cand && cand != next && cs_con(cand->vm))
-			cpumask_set(&cs.waiters, id);    /* CON work held back: retry at the end */
 		cs.codom[id] = NULL;
+		if (cs.desched[id] == dom)
+			cs.desched[id] = NULL;
 		cpumask_clear(&cs.coworkers, id);
 		if (!cs.var->persist && !cs_overlap(&cs.coworkers, &DV(dom)->m)) {
 			cs_andnot(&cs.copartners, &DV(dom)->m);   /* operation complete */
 			DV(dom)->active = 0;
 			cs_kick_waiters(id);
 		}
-	} else {
+		/* Nothing of the VM nor HIT here: rather than idle with CON work
+		 * queued (Alg. 1 would return NIL), decide as if unsignalled. */
+		if (!next && cand)
+			dom = NULL;
+	}
+	if (!dom) {
 		struct sched_vm *gone = cs.desched[id];
 
+		next = cand;
 		cs.desched[id] = NULL;
-		if (gone && next && next->vm == gone)
-			next = csched_runq_find(p, match_hit, NULL);   /* co-descheduled */
+		if (gone && next && next->vm == gone) {
+			/* Co-descheduled: give the pCPU to any other vCPU queued
+			 * here. With none, stopping it would only idle the pCPU
+			 * (and could stall a VM whose sibling blocked waiting for
+			 * it), so it competes again: a new operation. */
+			struct sched_vcpu *alt = csched_runq_find(p, match_not_vm, gone);
+
+			if (alt)
+				next = alt;
+		}
 		if (next && cs_con(next->vm)) {
 			struct sched_vm *vm = next->vm;
 			bool ok;
@@ -454,13 +467,28 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 				ok = true;                     /* inside its own operation */
 			else if (own)
 				ok = false;                    /* pCPU reserved by another CON VM */
+			else if (cs.var->persist && DV(vm)->active &&
+				 !cpumask_test(&cs.copartners, id)) {
+				/* A sibling moved here (stolen) while its VM's
+				 * operation runs elsewhere: join it. */
+				cpumask_set(&DV(vm)->m, id);
+				cpumask_set(&cs.copartners, id);
+				cs.owner[id] = vm;
+				ok = true;
+			}
 			else if (vm == ended && waited)
 				ok = false;                    /* let the waiting VMs have a turn */
 			else
 				ok = cs_launch(p, next, now);
 			if (!ok) {
-				/* Alg. 1 line 27: the first HIT vCPU instead. */
-				next = csched_runq_find(p, match_hit, NULL);
+				/* Alg. 1 line 27: the first HIT vCPU instead. With
+				 * none, pcs runs the CON vCPU uncoordinated rather
+				 * than idle; the exclusive variants (cs, cds, gang)
+				 * idle until the blocking operation ends. */
+				struct sched_vcpu *hit = csched_runq_find(p, match_hit, NULL);
+
+				if (hit || cs.var->persist)
+					next = hit;
 				cpumask_set(&cs.waiters, id);
 			}
 		}
@@ -473,11 +501,14 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 
 		if (runs) {
 			cpumask_set(&d->run, id);
-		} else if (cpumask_test(&d->run, id)) {
+		} else {
+			bool was = cpumask_test(&d->run, id);
+
 			cpumask_clear(&d->run, id);
-			if (cs.var->codesched)
+			if (was && cs.var->codesched)
 				cs_end_op(own, prev, id, now, true);   /* CDS: siblings go too */
 			else if (cpumask_empty(&d->run) && !cs_overlap(&cs.coworkers, &d->m))
+				/* Nobody runs the VM and every member answered. */
 				cs_end_op(own, prev, id, now, cs.var->strict);
 		}
 	}

@@ -513,8 +513,12 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	cv->start = now;
 	cpumask_clear(&prv.idlers, p->id);
 	*slice = prv.tslice;
+	/* A capped VM: cut the slice to this vCPU's part of the VM's budget
+	 * left, so siblings running at once (co-scheduled) cannot together
+	 * overshoot the cap by up to a tick each. */
 	if (cv->v->vm->params.cap)
-		*slice = MAX(MIN(*slice, READ_ONCE(CD(cv->v->vm)->cap_left)), prv.ratelimit / 2 + 1);
+		*slice = MAX(MIN(*slice, READ_ONCE(CD(cv->v->vm)->cap_left) /
+				 MAX(cv->v->vm->nvcpus, (uint16_t)1)), prv.ratelimit / 2 + 1);
 	return cv->v;
 }
 

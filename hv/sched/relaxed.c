@@ -168,9 +168,9 @@ static void rx_acct(stime_t now)
 			sched_vcpu_migrate(G, p->id, now);
 			csched_vcpu_set_pri(G, CPRI_BOOST);
 			sched_sys.ops->wake(G, now);           /* enqueue on p, tickle */
-		} else if (G->state == SCHED_RUNNABLE) {
-			csched_vcpu_raise(G, CPRI_BOOST);
 		}
+		/* Same pCPU: co-stopping the leader already hands it over; a
+		 * raise would only put the laggard beside BOOSTed wakers. */
 		if (L->state == SCHED_RUNNING && READ_ONCE(RV(L)->costop))
 			sched_cpu_resched(p->id);
 		sched_unlock_pair(p, q);

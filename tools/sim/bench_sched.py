@@ -19,7 +19,7 @@ FNS = [("sched_schedule", "decisions"), ("sched_wake", "wakes"), ("sched_timer_f
 
 
 # Co-scheduling variants (issue 12): every 2nd 4-vCPU VM is CON; budget 2x credit.
-VARIANTS = ["credit", "gang", "cs", "cds", "pcs", "bcs"]
+VARIANTS = ["credit", "gang", "cs", "cds", "pcs", "bcs", "relaxed"]
 VARIANT_CONFIGS = [(1024, 256), (64, 16)]
 
 
