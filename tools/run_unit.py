@@ -25,13 +25,17 @@ def main(binaries):
             print(f"{b}: timed out after {TIMEOUT} s")
             continue
         out = p.stdout + p.stderr
-        m = LINE.search(out)
-        if not m:
+        # A binary may run its suite more than once (test_sched_conform: once
+        # per preemption mode) and print one summary per run: add them all.
+        runs = LINE.findall(out)
+        if not runs:
             bad.append(b)
             failed += 1
             sys.stdout.write(f"{b}: no check summary (exit {p.returncode})\n{out}\n")
             continue
-        checks, fails, errs = int(m[2]), int(m[3]), int(m[4])
+        checks = sum(int(r[1]) for r in runs)
+        fails = sum(int(r[2]) for r in runs)
+        errs = sum(int(r[3]) for r in runs)
         failed += fails + errs
         passed += checks - fails - errs
         if fails or errs or p.returncode:
