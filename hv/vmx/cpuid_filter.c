@@ -186,9 +186,12 @@ void cpuid_policy_xsave(struct cpuid_policy *p, uint64_t host_xcr0, const struct
 	if (!(x & XCR0_SSE))
 		x &= ~XCR0_AVX;
 	p->xcr0 = x & (XCR0_X87 | XCR0_SSE) ? x | XCR0_X87 : 0;
+	p->xsave_align64 = 0;
 	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++) {
 		p->xsave_size[i] = (p->xcr0 >> i) & 1 ? sub[i].eax : 0;
 		p->xsave_off[i] = (p->xcr0 >> i) & 1 ? sub[i].ebx : 0;
+		if ((p->xcr0 >> i) & 1 && (sub[i].ecx & 2))   /* ECX[1]: 64-byte aligned */
+			p->xsave_align64 |= BIT(i);
 	}
 	p->xsave_max = cpuid_xsave_size(p, p->xcr0);
 }
@@ -200,6 +203,22 @@ uint32_t cpuid_xsave_size(const struct cpuid_policy *p, uint64_t xcr0)
 	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++)
 		if ((xcr0 & p->xcr0) >> i & 1)
 			end = MAX(end, p->xsave_off[i] + p->xsave_size[i]);
+	return end;
+}
+
+uint32_t cpuid_xsave_compacted_size(const struct cpuid_policy *p, uint64_t xcr0)
+{
+	uint32_t end = CPUID_XSAVE_LEGACY;
+
+	/* Components follow each other in bit order, each at the next 64-byte
+	 * boundary if its ECX[1] says so (SDM vol. 1 §13.4.3). */
+	for (unsigned i = 2; i < CPUID_XSAVE_COMPS; i++) {
+		if (!((xcr0 & p->xcr0) >> i & 1))
+			continue;
+		if (p->xsave_align64 & BIT(i))
+			end = (end + 63) & ~63u;
+		end += p->xsave_size[i];
+	}
 	return end;
 }
 
@@ -217,6 +236,14 @@ static void cpuid_leaf_xsave(const struct cpuid_policy *p, const struct cpuid_vc
 		r->edx = (uint32_t)(p->xcr0 >> 32);
 		r->ecx = p->xsave_max;
 		r->ebx = cpuid_xsave_size(p, v->xcr0);
+	} else if (subleaf == 1) {
+		/* EBX: the compacted size for XCR0 | IA32_XSS. The host's CPUID
+		 * answers for the host's XCR0 (2688 in Bochs, against the 2432 a
+		 * guest with XCR0 0xe7 computes: Linux 6.1 warned "XSAVE
+		 * consistency problem" and tainted itself). IA32_XSS is 0 for
+		 * guests (no supervisor component is offered). */
+		r->ebx = cpuid_xsave_compacted_size(p, v->xcr0);
+		r->ecx = r->edx = 0;
 	} else if (subleaf >= 2 && subleaf < 63 && !(r->ecx & 1) &&   /* ECX[0]: supervisor */
 		   !(subleaf < CPUID_XSAVE_COMPS && (p->xcr0 >> subleaf & 1))) {
 		cpuid_zero(r);

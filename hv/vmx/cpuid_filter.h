@@ -46,6 +46,7 @@ struct cpuid_policy {
 	 * offset in the standard format; xsave_max = size for all of xcr0. */
 	uint64_t xcr0;
 	uint32_t xsave_size[CPUID_XSAVE_COMPS], xsave_off[CPUID_XSAVE_COMPS];
+	uint32_t xsave_align64;   /* bit i: component i is 64-byte aligned when compacted */
 	uint32_t xsave_max;
 	/* Guest TSC rate in kHz (0: unknown). Leaf 0x15 then reports the LAPIC
 	 * timer's input clock (VLAPIC_BUS_HZ) as the crystal and the TSC as a
@@ -73,6 +74,9 @@ void cpuid_policy_init(struct cpuid_policy *p, unsigned nr_vcpus, uint32_t host_
 void cpuid_policy_xsave(struct cpuid_policy *p, uint64_t host_xcr0, const struct cpuid_regs *sub);
 /* Standard-format XSAVE size for the offered components of xcr0. */
 uint32_t cpuid_xsave_size(const struct cpuid_policy *p, uint64_t xcr0);
+/* Compacted-format (XSAVES/XSAVEC) size for the offered components of xcr0
+ * (SDM vol. 1 §13.4.3): leaf 0xD.1 EBX with IA32_XSS = 0. */
+uint32_t cpuid_xsave_compacted_size(const struct cpuid_policy *p, uint64_t xcr0);
 /* r holds the host's raw result for (leaf, subleaf) and is rewritten in place. */
 void cpuid_filter_apply(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
 			uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r);

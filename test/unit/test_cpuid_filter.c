@@ -232,6 +232,24 @@ START_TEST(test_xsave_consistent)
 	V.xcr0 = 0xe7;
 	r = run(0xd, 0, (struct cpuid_regs){ 0x2e7, 2752, 2752, 0 });
 	ck_assert_uint_eq(r.ebx, 2688);
+	/* Subleaf 1 EBX: compacted size for the vCPU's XCR0, not the host's
+	 * (what Bochs answers for its own XCR0: 2688, the standard size). */
+	P.xsaves = true;
+	r = run(0xd, 1, (struct cpuid_regs){ 0xf, 2688, 0, 0 });
+	ck_assert_uint_eq(r.ebx, 576 + 256 + 64 + 512 + 1024);   /* 2432: packed */
+	ck_assert_uint_eq(r.eax, 0xf);
+	V.xcr0 = 0x7;
+	r = run(0xd, 1, (struct cpuid_regs){ 0xf, 2688, 0, 0 });
+	ck_assert_uint_eq(r.ebx, 832);
+	V.xcr0 = 0xe7;
+	P.xsave_align64 = 1u << 5;   /* opmask 64-byte aligned: AVX ends at 832, no gap */
+	ck_assert_uint_eq(cpuid_xsave_compacted_size(&P, 0x27), 896);
+	P.xsave_align64 = 1u << 6;   /* ZMM_Hi256 after opmask at 896: aligned already */
+	ck_assert_uint_eq(cpuid_xsave_compacted_size(&P, 0x67), 1408);
+	P.xsave_size[2] = 200;       /* AVX ends at 776, opmask at 840, ZMM_Hi256 aligned to 896 */
+	ck_assert_uint_eq(cpuid_xsave_compacted_size(&P, 0x67), 576 + 200 + 64 + 56 + 512);
+	cpuid_policy_xsave(&P, 0x2e7, sub);
+	P.xsaves = false;
 	r = run(0xd, 9, (struct cpuid_regs){ 0, 2688, 0, 0 });
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);   /* PKRU not offered */
 	r = run(0xd, 2, sub[2]);
