@@ -311,8 +311,14 @@ static void debug_stall(unsigned cpu, stime_t now)
 
 void watchdog_poll(unsigned cpu, stime_t now)
 {
+	static bool said_off;
+
 	if (wd_stall_ms)
 		debug_stall(cpu, now);
+	if (!wd_ms && cpu == 0 && !said_off) {
+		said_off = true;   /* hvrun: the run loop reads keys from now on */
+		pr_info("watchdog: off (watchdog_ms=0)\n");
+	}
 	if (!wd_ms || now < READ_ONCE(next_check) ||
 	    __atomic_exchange_n(&checking, true, __ATOMIC_ACQUIRE))
 		return;
