@@ -36,6 +36,7 @@ struct cpuid_policy {
 	bool rdtscp;              /* "enable RDTSCP" secondary control is set */
 	bool invpcid;             /* "enable INVPCID" secondary control is set */
 	bool xsaves;              /* "enable XSAVES/XRSTORS" secondary control is set */
+	bool rdrand;              /* show RDRAND/RDSEED (guest_rdrand=on; not repeatable) */
 };
 
 /* Guest state that some CPUID bits mirror (SDM vol. 2A CPUID: OSXSAVE, OSPKE, APIC). */
