@@ -199,6 +199,7 @@ boot_gdtr:
 section .data
 align 4096
 global boot_pml4
+global boot_pdpt
 boot_pml4:  times 512 dq 0
 boot_pdpt:  times 512 dq 0
 boot_pd:    times 4 * 512 dq 0

@@ -27,6 +27,11 @@ static volatile bool vmx_go;
 static volatile unsigned vmx_on_count;
 static volatile int vmx_on_errors;
 
+static void wake_handler(struct trap_frame *f)
+{
+	apic_eoi();
+}
+
 static void stop_handler(struct trap_frame *f)
 {
 	vmx_cpu_off();
@@ -51,8 +56,16 @@ void hv_ap_main(unsigned cpu)
 	pr_info("smp: cpu%u online apic=%u\n", cpu, apic_id());
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
 	WRITE_ONCE(percpu_area[cpu].online, true);
-	while (!READ_ONCE(vmx_go))
-		cpu_relax();
+	/* Halted, not spinning, until the BSP's VEC_WAKE: with many CPUs (or 128
+	 * emulated ones on two host cores) spinning APs starved the BSP still
+	 * starting the others, past their 1 s check-in time. sti;hlt cannot
+	 * miss a wake-up sent after the test. */
+	while (!READ_ONCE(vmx_go)) {
+		irq_disable();
+		if (!READ_ONCE(vmx_go))
+			cpu_safe_halt();
+	}
+	irq_disable();
 	cpu_vmx_on();
 	vm_cpu_loop();
 }
@@ -89,6 +102,7 @@ static void start_vmx(void)
 	vmx_caps_print();
 	cpu_vmx_on();
 	WRITE_ONCE(vmx_go, true);
+	apic_ipi_others(VEC_WAKE);
 	uint64_t end = rdtsc() + tsc_hz;
 	while (vmx_on_count + vmx_on_errors < nr_cpus_online && rdtsc() < end)
 		cpu_relax();
@@ -107,6 +121,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	idt_load();
 	fpu_host_init();
 	irq_register(VEC_STOP, stop_handler);
+	irq_register(VEC_WAKE, wake_handler);
 	pr_info("hv: research hypervisor %s\n", HV_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)mbi, &boot_info))
 		hv_exit(5, "bad-boot-info");

@@ -7,10 +7,77 @@
 #include "mm/pmm.h"
 #include "mm/pmm_boot.h"
 #include "lib/string.h"
+#include "arch/x86/cpu.h"
 #include "errno.h"
 #include "log.h"
 
 extern char __image_start[], __image_end[];
+extern uint64_t boot_pdpt[512];
+
+paddr_t hv_direct_map_end = HV_LOW_MAP_END;
+
+#define PTE_P  BIT(0)
+#define PTE_W  BIT(1)
+#define PTE_PS BIT(7)
+
+static paddr_t ram_top(const struct boot_info *bi)
+{
+	paddr_t top = 0;
+
+	for (unsigned i = 0; i < bi->nr_mmap; i++)
+		if (bi->mmap[i].type == MB2_MMAP_AVAILABLE)
+			top = MAX(top, bi->mmap[i].addr + bi->mmap[i].len);
+	return top;
+}
+
+/* Map [4 GiB, top) 1:1 write-back (SDM vol. 3 §4.5): 1 GiB pages where the
+ * CPU has them (CPUID.80000001H:EDX.Page1GB[bit 26]), else 2 MiB pages in
+ * page directories taken below 4 GiB. Non-RAM holes up there get mapped
+ * too but nothing touches them (the allocator never hands them out). */
+static paddr_t map_high(paddr_t top)
+{
+	bool gb = cpu_has(0x80000001, CPUID_EDX, 26);
+	unsigned g, end = (unsigned)(MIN(ALIGN_UP(top, GiB(1)), HV_MAP_MAX) >> 30);
+
+	for (g = 4; g < end; g++) {
+		uint64_t *pd;
+
+		if (gb) {
+			boot_pdpt[g] = GiB(g) | PTE_P | PTE_W | PTE_PS;
+			continue;
+		}
+		pd = page_alloc_zeroed(1);
+		if (!pd)
+			break;
+		for (unsigned i = 0; i < 512; i++)
+			pd[i] = (GiB(g) + (uint64_t)i * MiB(2)) | PTE_P | PTE_W | PTE_PS;
+		boot_pdpt[g] = (uint64_t)(uintptr_t)pd | PTE_P | PTE_W;
+	}
+	write_cr3(read_cr3());   /* nothing was mapped there: no stale entries, but be plain */
+	pr_info("mm: 1:1 map extended to %u GiB with %s pages\n", g, gb ? "1 GiB" : "2 MiB");
+	return GiB(g);
+}
+
+/* One page near the top of the RAM above 4 GiB, written and read back
+ * through the new map: proves the map before guests rely on it. */
+static void probe_high(void)
+{
+	paddr_t pa = pmm_alloc_pages(1, 0, hv_direct_map_end);
+	volatile uint64_t *p = (volatile uint64_t *)(uintptr_t)pa;
+	bool ok;
+
+	if (pa < HV_LOW_MAP_END) {
+		if (pa)
+			pmm_free_pages(pa, 1);
+		return;
+	}
+	p[0] = 0x5a5a5a5a12345678ull ^ pa;
+	p[511] = ~pa;
+	ok = p[0] == (0x5a5a5a5a12345678ull ^ pa) && p[511] == ~pa;
+	pmm_free_pages(pa, 1);
+	pr_info("mm: RAM above 4 GiB in use: probe of page 0x%llx %s\n",
+		(unsigned long long)pa, ok ? "ok" : "FAILED");
+}
 
 /* Conventional memory a PC leaves free below the EBDA. */
 #define LOW_WINDOW_START 0x1000
@@ -25,14 +92,20 @@ int mm_init(const struct boot_info *bi)
 		.pi = &host_platform,
 		.low_start = LOW_WINDOW_START,
 		.low_len = LOW_WINDOW_END - LOW_WINDOW_START,
-		.ram_limit = HV_DIRECT_MAP_END,
+		.ram_limit = HV_MAP_MAX,
 	};
+	paddr_t top = ram_top(bi);
 
-	if (bootinfo_ram_bytes(bi) > HV_DIRECT_MAP_END)
-		pr_warn("mm: RAM above 4 GiB is not used (the 1:1 map ends at 4 GiB)\n");
+	/* The allocator takes all RAM (to 512 GiB); nothing is handed out above
+	 * 4 GiB before map_high() (page_alloc_zeroed stays low; guest RAM comes
+	 * after mm_init). */
 	if (pmm_init_from_boot(&a)) {
 		pr_err("mm: cannot build the page allocator (no usable RAM in the memory map?)\n");
 		return -ENOMEM;
+	}
+	if (top > HV_LOW_MAP_END) {
+		hv_direct_map_end = map_high(top);
+		probe_high();
 	}
 	pmm_print();
 	return 0;
@@ -40,7 +113,7 @@ int mm_init(const struct boot_info *bi)
 
 void *page_alloc_zeroed(unsigned n)
 {
-	paddr_t pa = pmm_alloc_pages(n, 0, HV_DIRECT_MAP_END);
+	paddr_t pa = pmm_alloc_pages(n, 0, HV_LOW_MAP_END);
 
 	if (!pa)
 		return NULL;

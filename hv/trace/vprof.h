@@ -54,7 +54,7 @@ void vprof_event(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, st
  *   endings:   vprof_vm_end(vm) when a VM ends, vprof_shutdown() at shutdown,
  *              vprof_dump_all(VPD_KEY) on the serial dump key.
  * ------------------------------------------------------------------------ */
-#define VPROF_MAX_PCPUS    64
+#define VPROF_MAX_PCPUS    256
 #define VPROF_MAX_VMS      8
 #define VPROF_MAX_VCPUS    16     /* per VM */
 #define VPROF_EXIT_REASONS 80     /* SDM Vol. 3 App. C basic exit reasons 0..79 */

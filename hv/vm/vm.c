@@ -21,10 +21,16 @@
 #include "hypercall.h"
 #include "errno.h"
 #include "log.h"
+#include "cmdline.h"
 
 struct vm *vms[VM_MAX];
 unsigned nr_vms;
 static volatile bool vms_ready;
+/* Off by default so that Bochs runs repeat (vmx/cpuid_filter.c). */
+static bool opt_guest_rdrand;
+CMDLINE_BOOL(guest_rdrand, opt_guest_rdrand,
+	     "show RDRAND/RDSEED in guests' CPUID (values from the CPU or emulator: runs "
+	     "no longer repeat)");
 static volatile unsigned vms_dead;
 
 static void *ept_alloc(void *ctx) { return page_alloc_zeroed(1); }
@@ -128,6 +134,7 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	/* RDTSCP is enabled in the VMCS when the CPU has it (vmcs_setup.c); the
 	 * guest then owns IA32_TSC_AUX, switched per vCPU by vmx/fpu.c. */
 	vm->cpuid.rdtscp = vm->msrs.rdtscp = vmx_ctl_has(&vmx_caps.proc2, PROC2_RDTSCP);
+	vm->cpuid.rdrand = opt_guest_rdrand;
 	if ((err = vm_memory(vm)) || (err = vm_devs_init(vm)) || (err = vm_firmware(vm)) ||
 	    (err = vm_load(vm, k, initrd)))
 		return err;

@@ -39,6 +39,8 @@ CMDLINE_INT(watchdog_stall_ms, wd_stall_ms, 0, 60000,
 	    "debug (tests the watchdog): the last pCPU spins this many ms with interrupts "
 	    "off, once, the first time it has a vCPU to run");
 
+stime_t watchdog_next;   /* 0: the first poll decides */
+
 /* Checker state: written by the one pCPU that won `checking`. */
 static stime_t next_check;
 static bool checking;
@@ -309,23 +311,30 @@ static void debug_stall(unsigned cpu, stime_t now)
 	pr_info("watchdog: debug: pcpu%u goes on\n", cpu);
 }
 
-void watchdog_poll(unsigned cpu, stime_t now)
+void watchdog_poll_slow(unsigned cpu, stime_t now)
 {
-	if (wd_stall_ms)
-		debug_stall(cpu, now);
-	if (!wd_ms || now < READ_ONCE(next_check) ||
-	    __atomic_exchange_n(&checking, true, __ATOMIC_ACQUIRE))
-		return;
-	if (now >= next_check) {
-		next_check = now + MAX((stime_t)wd_ms * MS / 4, MS);
-		check(cpu, now);
-	}
-	__atomic_store_n(&checking, false, __ATOMIC_RELEASE);
-}
+	static bool said_off;
+	bool stall_pending;
 
-stime_t watchdog_deadline(unsigned cpu)
-{
-	if (cpu != 0 || !wd_ms)
-		return INT64_MAX;
-	return READ_ONCE(next_check);
+	if (wd_stall_ms && !READ_ONCE(stalled_once))
+		debug_stall(cpu, now);
+	stall_pending = wd_stall_ms && !READ_ONCE(stalled_once);
+	if (!wd_ms) {
+		if (cpu == 0 && !said_off) {
+			said_off = true;   /* hvrun: the run loop reads keys from now on */
+			pr_info("watchdog: off (watchdog_ms=0)\n");
+		}
+		if (said_off && !stall_pending)
+			WRITE_ONCE(watchdog_next, INT64_MAX);
+		return;
+	}
+	if (now >= READ_ONCE(next_check) &&
+	    !__atomic_exchange_n(&checking, true, __ATOMIC_ACQUIRE)) {
+		if (now >= next_check) {
+			next_check = now + MAX((stime_t)wd_ms * MS / 4, MS);
+			check(cpu, now);
+		}
+		__atomic_store_n(&checking, false, __ATOMIC_RELEASE);
+	}
+	WRITE_ONCE(watchdog_next, stall_pending ? 0 : READ_ONCE(next_check));
 }

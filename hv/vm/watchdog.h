@@ -5,12 +5,26 @@
 #ifndef HV_VM_WATCHDOG_H
 #define HV_VM_WATCHDOG_H
 #include "types.h"
+#include "compiler.h"
 
-/* From every pCPU's scheduler poll; one pCPU at a time checks, at most
- * every watchdog_ms / 4. */
-void watchdog_poll(unsigned cpu, stime_t now);
+/* First instant watchdog_poll_slow() has something to do (a check, the
+ * debug stall, the first "watchdog: on|off" line); INT64_MAX: never. */
+extern stime_t watchdog_next;
+void watchdog_poll_slow(unsigned cpu, stime_t now);
+
+/* From every pCPU's scheduler poll (one compare on the exit path); one pCPU
+ * at a time checks, at most every watchdog_ms / 4. */
+static inline void watchdog_poll(unsigned cpu, stime_t now)
+{
+	if (unlikely(now >= READ_ONCE(watchdog_next)))
+		watchdog_poll_slow(cpu, now);
+}
+
 /* When an idle pCPU must wake to check (pCPU 0 only; INT64_MAX otherwise). */
-stime_t watchdog_deadline(unsigned cpu);
+static inline stime_t watchdog_deadline(unsigned cpu)
+{
+	return cpu == 0 ? READ_ONCE(watchdog_next) : INT64_MAX;
+}
 /* The full dump now (the `w` console key, hvrun's timeout): `why` names the
  * trigger. Rate-limited to one a second. */
 void watchdog_dump(const char *why, stime_t now);

@@ -24,6 +24,7 @@
 #define L1_ECX_X2APIC     BIT(21)
 #define L1_ECX_TSC_DEADLINE BIT(24)
 #define L1_ECX_OSXSAVE    BIT(27)
+#define L1_ECX_RDRAND     BIT(30)
 #define L1_ECX_HYPERVISOR BIT(31)
 #define L1_EDX_MCE        BIT(7)
 #define L1_EDX_APIC       BIT(9)
@@ -43,6 +44,7 @@
 #define L7_EBX_RDT_M      BIT(12)
 #define L7_EBX_MPX        BIT(14)
 #define L7_EBX_RDT_A      BIT(15)
+#define L7_EBX_RDSEED     BIT(18)
 #define L7_EBX_PT         BIT(25)
 #define L7_ECX_PKU        BIT(3)
 #define L7_ECX_OSPKE      BIT(4)
@@ -110,6 +112,11 @@ static void cpuid_leaf1(const struct cpuid_policy *p, const struct cpuid_vcpu *v
 			      L1_ECX_XTPR | L1_ECX_PDCM | L1_ECX_DCA);
 	r->ecx |= (uint32_t)(L1_ECX_X2APIC | L1_ECX_TSC_DEADLINE | L1_ECX_HYPERVISOR);
 	cpuid_set(&r->ecx, L1_ECX_OSXSAVE, v->cr4_osxsave);
+	/* Hidden unless asked for: Bochs answers RDRAND/RDSEED from the C
+	 * library's rand() seeded with the host time, and Linux mixes them
+	 * into its boot: two identical runs diverged (issue 17). */
+	if (!p->rdrand)
+		r->ecx &= ~(uint32_t)L1_ECX_RDRAND;
 	r->edx &= ~(uint32_t)(L1_EDX_MCE | L1_EDX_MTRR | L1_EDX_MCA | L1_EDX_PSN |
 			      L1_EDX_DS | L1_EDX_ACPI | L1_EDX_TM | L1_EDX_PBE);
 	cpuid_set(&r->edx, L1_EDX_APIC, v->apic_enabled);
@@ -140,6 +147,8 @@ static void cpuid_leaf7(const struct cpuid_policy *p, const struct cpuid_vcpu *v
 			      L7_EBX_RDT_A | L7_EBX_PT);
 	if (!p->invpcid)
 		r->ebx &= ~(uint32_t)L7_EBX_INVPCID;
+	if (!p->rdrand)
+		r->ebx &= ~(uint32_t)L7_EBX_RDSEED;
 	r->ecx &= ~(uint32_t)(L7_ECX_WAITPKG | L7_ECX_SGX_LC);
 	/* PKRU is switched between vCPUs only as an XSAVE component (vmx/fpu.c). */
 	if (p->xcr0 && !(p->xcr0 & XCR0_PKRU))

@@ -54,6 +54,7 @@ struct cpuid_policy {
 	 * CPUID-derived LAPIC period matches the vLAPIC). */
 	uint32_t tsc_khz;
 	uint32_t lapic_hz;
+	bool rdrand;              /* show RDRAND/RDSEED (guest_rdrand=on; not repeatable) */
 };
 
 /* Guest state that some CPUID bits mirror (SDM vol. 2A CPUID: OSXSAVE, OSPKE, APIC). */

@@ -48,6 +48,18 @@ START_TEST(test_leaf1_bits)
 }
 END_TEST
 
+/* RDRAND/RDSEED: hidden unless the policy asks (repeatable Bochs runs). */
+START_TEST(test_rdrand_rdseed)
+{
+	ck_assert_uint_eq(run(1, 0, ALL).ecx & (1u << 30), 0);
+	ck_assert_uint_eq(run(7, 0, ALL).ebx & (1u << 18), 0);
+	P.rdrand = true;
+	ck_assert_uint_eq(run(1, 0, ALL).ecx & (1u << 30), 1u << 30);
+	ck_assert_uint_eq(run(7, 0, ALL).ebx & (1u << 18), 1u << 18);
+	ck_assert_uint_eq(run(1, 0, NONE).ecx & (1u << 30), 0);   /* never invented */
+}
+END_TEST
+
 START_TEST(test_leaf1_topology)
 {
 	struct cpuid_regs r = run(1, 0, (struct cpuid_regs){ 0x906a0, 0xff0800, 0, 0 });
@@ -309,6 +321,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, test_leaf1_bits);
 	tcase_add_test(tc, test_leaf1_topology);
+	tcase_add_test(tc, test_rdrand_rdseed);
 	tcase_add_test(tc, test_leaf7_and_6);
 	tcase_add_test(tc, test_leaf_b_topology);
 	tcase_add_test(tc, test_leaf4_sharing);

@@ -18,8 +18,13 @@ AFTER_EXIT = 3.0      # the hypervisor ends the emulator itself after HVRUN-EXIT
 AFTER_PANIC = 5.0     # quiet seconds after PANIC before we stop waiting
 AFTER_GRUB = 1.0      # GRUB waits for a key after an error: do not wait
 DUMP_KEY = b'w'       # hv/console_keys.c: the watchdog's state dump
+DUMP_BEGIN = 'watchdog: ==== state dump ('
 DUMP_END = 'watchdog: ==== end of state dump'
-DUMP_WAIT = 30.0      # longest wait for the dump after the timeout
+DUMP_START_WAIT = 20.0  # no dump begun by then: pCPU 0 does not read keys (stuck)
+# The hypervisor reads keys once its run loop runs, which its watchdog's
+# first line says: before that (or with another kernel) no key is typed.
+KEYS_LIVE = ('watchdog: on', 'watchdog: off')
+DUMP_WAIT = 30.0      # longest wait for a begun dump to end
 AFTER_DUMP = 0.5
 
 
@@ -29,7 +34,8 @@ class Session:
         self.emu, self.mon, self.timeout = emu, mon, timeout
         self.keys = keys            # serialpty.KeySender (--send-key) or None
         self.dump_key = dump_key    # type `w` at the timeout (COM1 on a pty)
-        self.dump_sent = self.dump_seen = False
+        self.dump_sent = self.dump_begun = self.dump_seen = False
+        self.keys_live = False
         self.echo, self.prefix = echo, prefix
         self.tail = SerialTail(emu.serial_path)
         self.emu_rc = None
@@ -45,6 +51,10 @@ class Session:
                 self.echo = None
         for key in self.keys.feed(line) if self.keys else ():
             self.emu.serial_pty.send(key)
+        if line.startswith(KEYS_LIVE):
+            self.keys_live = True
+        if self.dump_sent and DUMP_BEGIN in line:
+            self.dump_begun = True
         if self.dump_sent and DUMP_END in line:
             self.dump_seen = True
         return self.mon.feed(line)
@@ -59,11 +69,12 @@ class Session:
     def _ask_dump(self):
         """Type the state-dump key once; False when there is no way to."""
         pty = getattr(self.emu, 'serial_pty', None)
-        if not self.dump_key or self.dump_sent or pty is None:
+        if not self.dump_key or self.dump_sent or pty is None or not self.keys_live:
             return False
         self.dump_sent = True
         sys.stderr.write('hvrun: timeout: typing `w` for the hypervisor\'s state dump '
-                         f'(up to {DUMP_WAIT:.0f} s)\n')
+                         f'(waiting {DUMP_START_WAIT:.0f} s for it to begin, '
+                         f'{DUMP_WAIT:.0f} s to end)\n')
         pty.send(DUMP_KEY)
         return True
 
@@ -87,6 +98,7 @@ class Session:
     def _watch(self, p, start):
         deadline = start + self.timeout
         quiet_until = None      # set once the end is in sight
+        dump_wait = None        # end of the wait for a begun state dump
         ending = None
         while True:
             self.emu.pump()
@@ -111,9 +123,11 @@ class Session:
                 if self.dump_sent:      # the dump came, or DUMP_WAIT is over
                     return 'timeout'
                 if self._ask_dump():
-                    deadline = now + DUMP_WAIT
+                    deadline, dump_wait = now + DUMP_START_WAIT, now + DUMP_WAIT
                 else:
                     return 'timeout'
+            if self.dump_begun and not self.dump_seen and ending is None:
+                deadline = dump_wait
             if self.dump_seen and ending is None:
                 deadline = min(deadline, now + AFTER_DUMP)
             time.sleep(POLL)

@@ -123,6 +123,12 @@ void apic_stop_others(void)
 		apic_icr(0, ICR_ALL_BUT_SELF | VEC_STOP);
 }
 
+void apic_ipi_others(uint8_t vector)
+{
+	if (nr_cpus_online > 1)
+		apic_icr(0, ICR_ALL_BUT_SELF | vector);
+}
+
 void apic_calibrate(void)
 {
 	if (tsc_deadline) {

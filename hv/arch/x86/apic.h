@@ -11,6 +11,7 @@ void apic_send_ipi(uint32_t dest, uint8_t vector);
 void apic_send_init(uint32_t dest);
 void apic_send_sipi(uint32_t dest, uint8_t page);
 void apic_stop_others(void);              /* VEC_STOP to all but self */
+void apic_ipi_others(uint8_t vector);     /* a fixed IPI to all but self */
 void apic_timer_oneshot(uint64_t tsc_deadline);  /* 0 = cancel */
 void apic_calibrate(void);                /* BSP, against the PIT */
 #endif

@@ -3,7 +3,7 @@
 #define HV_ARCH_X86_PERCPU_H
 #include "compiler.h"
 
-#define MAX_CPUS 64
+#define MAX_CPUS 256
 #define CPU_STACK_SIZE (32 * 1024)
 
 struct tss64 {

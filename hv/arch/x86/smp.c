@@ -58,6 +58,12 @@ unsigned smp_boot(const uint32_t *apic_ids, unsigned n, unsigned max_cpus, paddr
 	for (unsigned i = 0; i < n && next < max_cpus && next < MAX_CPUS; i++) {
 		if (apic_ids[i] == self)
 			continue;
+		/* xAPIC destinations are 8 bits, 0xff broadcast (SDM §11.6.1). */
+		if (apic_ids[i] >= 0xff && !apic_is_x2apic()) {
+			pr_err("smp: cpu with apic id %u needs x2APIC mode; not started\n",
+			       apic_ids[i]);
+			continue;
+		}
 		percpu_area[next].apic_id = apic_ids[i];
 		if (start_one(t, page, next, apic_ids[i]))
 			next++;

@@ -7,6 +7,7 @@
 #define VEC_TIMER     0xf0   /* LAPIC timer: per-CPU one-shot timers */
 #define VEC_KICK      0xf1   /* IPI: reschedule / re-evaluate this CPU */
 #define VEC_STOP      0xf2   /* IPI: stop (panic, shutdown) */
+#define VEC_WAKE      0xf3   /* IPI: APs halted at boot, go on */
 #define VEC_SPURIOUS  0xff
 
 /* Layout pushed by isr.asm; fields in stack order (lowest address first). */
