@@ -66,6 +66,10 @@ def cases(all_forms, seed=1):
                       GUEST / f"hostile{suffix}"),
                      ("kind=multiboot vcpus=1 mem=32M pcpus=1", GUEST / "timer.elf")],
                     "hostile"))
+    if all_forms:   # every MMIO kind, read-modify-write and strings included (~35 s)
+        out.append(("hostile-64.elf rmw=1", 1,
+                    [(f'kind=multiboot vcpus=1 mem=32M cmdline="seed={seed} rmw=1"',
+                      GUEST / "hostile-64.elf")], "hostile-alone"))
     # A platform timer (RTC) started by vCPU 1 for vCPU 0 halted on another pCPU.
     out.append(("devcross-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M pcpus=0,1",
                                         GUEST / "devcross-64.elf")], "devcross"))
@@ -105,6 +109,10 @@ def judge(kind, serial, status):
         bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \
             ["second VM (timer) did not pass"]
         return bad + ([] if "triple_shutdown" not in serial else ["triple VM kept running"])
+    if kind == "hostile-alone":
+        bad = [f"FAIL {n}" for n in fails]
+        return bad + ([] if re.search(r"SUMMARY hostile passed=\d+ failed=0", serial) else
+                      ["hostile VM did not pass"])
     if kind == "hostile":
         bad = [f"FAIL {n}" for n in fails]
         for t in ("hostile", "timer"):

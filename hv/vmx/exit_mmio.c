@@ -114,6 +114,27 @@ static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
 		val = reg_operand(v, in);
 		reg_result(v, in, mem);
 		break;
+	case MMIO_CMPXCHG: {
+		/* SDM vol. 2 CMPXCHG: flags of CMP rAX, mem; the destination is
+		 * written either way (the old value when unequal, as on the
+		 * CPU's locked cycle and in KVM's emulator). */
+		struct mmio_insn acc = *in;
+
+		acc.reg = 0;
+		acc.high8 = false;
+		decode_alu(ALU_CMP, in->size, vcpu_gpr_read(v, 0), mem, &fl);
+		if (fl & RFLAGS_ZF) {
+			val = reg_operand(v, in);
+		} else {
+			val = mem;
+			reg_result(v, &acc, mem);
+		}
+		break;
+	}
+	case MMIO_XADD:
+		val = decode_alu(ALU_ADD, in->size, mem, reg_operand(v, in), &fl);
+		reg_result(v, in, mem);
+		break;
 	case MMIO_BT:
 		/* With a register bit offset the CPU already chose the operand
 		 * holding the bit (EA + offset / width): gpa is that operand. */
