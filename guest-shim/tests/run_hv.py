@@ -77,8 +77,8 @@ def cases(all_forms, seed=1):
     out.append(("kvmyield-64.elf", 1, [("kind=multiboot vcpus=2 mem=32M kvm=on",
                                         GUEST / "kvmyield-64.elf")], "kvmyield"))
     # KVM PV send-IPI: counts, skipped destinations, ICR 0 (KVM's ABI).
-    out.append(("kvmipi-64.elf", 2, [("kind=multiboot vcpus=2 mem=32M kvm=on",
-                                      GUEST / "kvmipi-64.elf")], "kvmipi"))
+    for img in ("kvmipi.elf", "kvmipi-64.elf"):
+        out.append((img, 2, [("kind=multiboot vcpus=2 mem=32M kvm=on", GUEST / img)], "kvmipi"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
