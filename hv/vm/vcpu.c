@@ -80,11 +80,20 @@ static inline bool vnmi_on(void)
 	       vmx_ctl_has(&vmx_caps.proc, PROC_NMI_WINDOW);
 }
 
-/* Ask for an NMI-window exit while an NMI is latched but cannot be injected. */
-static void nmi_window_update(struct vcpu *v)
+/* Ask for an NMI-window exit while an NMI is latched but cannot be injected
+ * now. In an STI shadow (which may or may not hold off an NMI-window exit,
+ * depending on the CPU, SDM §26.7.6) wait for the interrupt window instead,
+ * as KVM's vmx_enable_nmi_window() does: returns true to ask for it. */
+static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 {
-	if (vnmi_on())
-		set_proc_ctl(PROC_NMI_WINDOW, READ_ONCE(v->lapic.nmi_pending) != 0);
+	bool pending, sti;
+
+	if (!vnmi_on())
+		return false;
+	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
+	sti = pending && (intr & INTERRUPTIBILITY_STI) && !(intr & INTERRUPTIBILITY_NMI);
+	set_proc_ctl(PROC_NMI_WINDOW, pending && !sti);
+	return sti;
 }
 
 /* Deliver a latched NMI if the guest can take one (SDM §26.3.1.5: entry
@@ -153,10 +162,12 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vid = apicv_entry(v);
 	uint32_t intr, info;
+	bool nmi_sti;
 	int vec;
 
 	if (after_exit && reinject_vectoring()) {
-		nmi_window_update(v);
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+			set_intr_window(true);
 		return vid;
 	}
 	if (e->valid) {
@@ -167,7 +178,8 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		}
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
 		e->valid = false;
-		nmi_window_update(v);
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+			set_intr_window(true);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
@@ -179,10 +191,10 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	spin_lock(&v->vm->lock);
 	if (inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
-		nmi_window_update(v);   /* a second NMI latched: after this one's IRET */
+		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
 		return vid;
 	}
-	nmi_window_update(v);
+	nmi_sti = nmi_window_update(v, intr);
 	vec = pending_vector(v, vid);
 	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
@@ -194,7 +206,7 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		return vid;
 	}
 	spin_unlock(&v->vm->lock);
-	set_intr_window(vec >= 0);
+	set_intr_window(vec >= 0 || nmi_sti);
 	return vid;
 }
 
