@@ -92,7 +92,10 @@ static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 		return false;
 	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
 	sti = pending && (intr & INTERRUPTIBILITY_STI) && !(intr & INTERRUPTIBILITY_NMI);
-	set_proc_ctl(PROC_NMI_WINDOW, pending && !sti);
+	if (v->nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
+		v->nmi_window = pending && !sti;
+		set_proc_ctl(PROC_NMI_WINDOW, v->nmi_window);
+	}
 	return sti;
 }
 
@@ -184,7 +187,8 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	}
 	if (!intr_maybe_pending(v, vid)) {
 		/* Both windows off with one VMREAD (this runs before most entries). */
-		set_proc_ctl(PROC_INTR_WINDOW | (vnmi_on() ? PROC_NMI_WINDOW : 0), false);
+		set_proc_ctl(PROC_INTR_WINDOW | (v->nmi_window ? PROC_NMI_WINDOW : 0), false);
+		v->nmi_window = false;
 		return vid;
 	}
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
