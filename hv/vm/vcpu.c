@@ -124,6 +124,7 @@ static bool inject_nmi(struct vcpu *v, uint32_t intr)
 		return false;
 	if (!vnmi)
 		nmi_unblock(intr);
+	v->nmi_injected = vnmi;
 	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
 	return true;
 }
@@ -379,8 +380,9 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
 			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
-			v->halt_nmi_blocked = vnmi_on() && (vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
-							    INTERRUPTIBILITY_NMI);
+			/* Only a guest that was ever given an NMI can be blocked by one. */
+			v->halt_nmi_blocked = v->nmi_injected &&
+				(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI);
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
 		else if (act == EXIT_YIELD)

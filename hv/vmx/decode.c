@@ -394,16 +394,14 @@ static bool decode_lock_ok(const struct mmio_insn *in)
 
 static int decode_opcode(struct decode_state *s, uint8_t op, struct mmio_insn *out)
 {
+	if ((op >= 0x88 && op <= 0x8b) || op == 0xc6 || op == 0xc7)   /* MOV: the common case */
+		return decode_mov(s, op, out);
 	if (op < 0x40 && (op & 7) < 4)
 		return decode_alu_rm(s, op, out);
 	if (op >= 0x80 && op <= 0x83)
 		return decode_alu_imm(s, op, out);
 	if (op >= 0x84 && op <= 0x87)
 		return decode_test_xchg(s, op, out);
-	if (op >= 0x88 && op <= 0x8b)
-		return decode_mov(s, op, out);
-	if (op == 0xc6 || op == 0xc7)
-		return decode_mov(s, op, out);
 	if (op >= 0xa0 && op <= 0xa3)
 		return decode_moffs(s, op, out);
 	if ((op >= 0xa4 && op <= 0xa5) || (op >= 0xaa && op <= 0xad))
@@ -421,7 +419,7 @@ int decode_mmio(const uint8_t *buf, size_t n, enum decode_mode mode, struct mmio
 	uint8_t op;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	*out = (struct mmio_insn){ 0 };   /* inline stores: this runs on every MMIO exit */
 	if ((rc = decode_prefixes(&s, &op)))
 		return rc;
 	if ((rc = decode_opcode(&s, op, out)))
