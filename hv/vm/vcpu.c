@@ -56,7 +56,7 @@ static bool reinject_vectoring(void)
 	return true;
 }
 
-static void set_proc_ctl(uint32_t bit, bool on)
+static inline __attribute__((always_inline)) void set_proc_ctl(uint32_t bit, bool on)
 {
 	uint32_t proc = vmcs_read32(VMCS_PROC_CTLS);
 	uint32_t want = on ? proc | bit : proc & ~bit;
@@ -187,9 +187,7 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
-		/* Both windows off with one VMREAD (this runs before most entries). */
-		set_proc_ctl(PROC_INTR_WINDOW | (v->nmi_window ? PROC_NMI_WINDOW : 0), false);
-		v->nmi_window = false;
+		set_intr_window(false);   /* an NMI window: turned off by its exit */
 		return vid;
 	}
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
@@ -223,8 +221,10 @@ bool vcpu_has_wakeup(struct vcpu *v)
 
 	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI); not for
 	 * one the guest blocks (HLT in its NMI handler, virtual NMIs). */
-	if ((READ_ONCE(v->lapic.nmi_pending) &&
-	     !(v->state == VCPU_HALTED && v->halt_nmi_blocked)) || kvm_pv_unhalt_pending(v))
+	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) &&
+	    !(v->state == VCPU_HALTED && v->halt_nmi_blocked))
+		return true;
+	if (kvm_pv_unhalt_pending(v))
 		return true;
 	if (v->state == VCPU_HALTED && !v->halt_if)
 		return false;
@@ -381,8 +381,9 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (act == EXIT_BLOCK) {
 			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
 			/* Only a guest that was ever given an NMI can be blocked by one. */
-			v->halt_nmi_blocked = v->nmi_injected &&
-				(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI);
+			if (unlikely(v->nmi_injected))
+				v->halt_nmi_blocked = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+						      INTERRUPTIBILITY_NMI;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
 		else if (act == EXIT_YIELD)
