@@ -4,6 +4,7 @@
 #include "hypercall.h"
 #include "vmx/kvm_pv.h"
 #include "vm/vm.h"
+#include "vmx/exit.h"
 #include "errno.h"
 
 static bool offered(struct vcpu *v, unsigned feature)
@@ -48,7 +49,7 @@ static int64_t kvm_hc_send_ipi(struct vcpu *v, uint64_t lo, uint64_t hi, uint64_
 	v->kvm.ipis++;
 	/* The VM lock, as around an ICR write (exit_misc.c): injection runs under it. */
 	spin_lock(&v->vm->lock);
-	r = kvm_pv_send_ipi(&v->vm->devs.intc, lo, hi, min, icr);
+	r = kvm_pv_send_ipi(&v->vm->devs.intc, lo, hi, min, icr, exit_guest_64bit() ? 64 : 32);
 	spin_unlock(&v->vm->lock);
 	return r;
 }

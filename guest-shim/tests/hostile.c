@@ -274,9 +274,8 @@ static void op_str(void)
 
 /* --- MMIO: LAPIC/IOAPIC pages and holes with odd widths and offsets.
  * Kinds 0-4 and 12 are MOV forms (hv/vmx/decode.c); the others (XCHG, LOCK
- * OR, ADD, CMPXCHG, TEST, MOVS, NOT) only with rmw=1: the hypervisor stops a
- * VM whose MMIO instruction it cannot decode, as KVM reports an emulation
- * failure, so they end the hostile VM by design. --- */
+ * OR, ADD, CMPXCHG, TEST, MOVS, NOT) only with rmw=1 (the hypervisor
+ * emulates them too; run_hv.py --all runs that case). --- */
 static unsigned rnd_mmio_kind(void)
 {
 #ifdef __x86_64__

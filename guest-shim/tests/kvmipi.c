@@ -69,6 +69,16 @@ void test_main(void)
 	test_check("nmi_count", r == 1, "ret %ld, want 1", r);
 	test_check("nmi_delivered", wait_count(&nmis[1], 1, 500), "vCPU 1 NMIs %u", nmis[1]);
 
+	/* The high bitmap starts one word (32 or 64 bits) after min, min is 32
+	 * bits and that start wraps there (KVM): min = -31 puts APIC ID 1 at
+	 * high bit 0 for a 32-bit caller, ID 33 (none) for a 64-bit one. */
+	c = irq_counts[VEC_PV];
+	r = send_ipi(0, 1, (unsigned long)-31, ICR_FIXED(VEC_PV));
+	test_check("word_size_cluster", r == (sizeof(long) == 4 ? 1 : 0), "ret %ld, want %d", r,
+		   sizeof(long) == 4 ? 1 : 0);
+	if (sizeof(long) == 4)
+		wait_count(&irq_counts[VEC_PV], c + 1, 500);
+
 	r = send_ipi(1ul << 7, 0, 0, ICR_FIXED(VEC_PV));
 	test_check("invalid_only", r == 0, "ret %ld, want 0", r);
 

@@ -3,7 +3,8 @@
  * low half of the last IOAPIC redirection entry, read and written through
  * IOWIN (writable bits 0x1afff; the mask bit 16 stays set so it never
  * fires): read-modify-write ALU forms with register and immediate sources
- * (01/09/21/29/31/39, 03/3B, 81/83, 85/F7, FF), XCHG, BT/BTS/BTR/BTC,
+ * (01/09/21/29/31/39, 03/3B, 81/83, 85/F7, FF), XCHG, CMPXCHG, XADD,
+ * BT/BTS/BTR/BTC,
  * MOVZX/MOVSX (on a hole, which reads all ones), MOVS/STOS/LODS with REP in both directions (longer than the
  * hypervisor's per-exit batch), and RSP as the register operand. Each check
  * compares the value and the arithmetic flags with what the SDM defines
@@ -89,12 +90,30 @@ static void check_alu(void)
 static void check_xchg_bt_movx(void)
 {
 	unsigned long fl;
-	uint32_t r = RTE_MASKED | 0x33, hole_ones;
+	uint32_t r = RTE_MASKED | 0x33, hole_ones, acc;
 
 	rte_set(RTE_MASKED | 0x44);
 	__asm__ volatile("xchgl %0,%1" : "+r"(r), "+m"(*win));
 	test_check("xchg", r == (RTE_MASKED | 0x44) && rte_get() == (RTE_MASKED | 0x33),
 		   "reg %#x mem %#x", r, rte_get());
+	r = RTE_MASKED | 0x22;
+	rte_set(RTE_MASKED | 0x11);
+	acc = RTE_MASKED | 0x11;
+	__asm__ volatile("lock cmpxchgl %3,%0\n\tpushf\n\tpop %1"
+			 : "+m"(*win), "=r"(fl), "+a"(acc) : "r"(r) : "cc");
+	test_check("cmpxchg_equal", (fl & FL_ZF) && acc == (RTE_MASKED | 0x11) &&
+		   rte_get() == (RTE_MASKED | 0x22), "flags %#lx eax %#x mem %#x", fl, acc, rte_get());
+	acc = RTE_MASKED | 0x99;
+	r = RTE_MASKED | 0x33;
+	__asm__ volatile("lock cmpxchgl %3,%0\n\tpushf\n\tpop %1"
+			 : "+m"(*win), "=r"(fl), "+a"(acc) : "r"(r) : "cc");
+	test_check("cmpxchg_unequal", !(fl & FL_ZF) && acc == (RTE_MASKED | 0x22) &&
+		   rte_get() == (RTE_MASKED | 0x22), "flags %#lx eax %#x mem %#x", fl, acc, rte_get());
+	r = 5;
+	__asm__ volatile("lock xaddl %2,%0\n\tpushf\n\tpop %1" : "+m"(*win), "=r"(fl), "+r"(r) :: "cc");
+	test_check("xadd", r == (RTE_MASKED | 0x22) && rte_get() == (RTE_MASKED | 0x27) &&
+		   (fl & FL_ARITH) == FL_PF, "reg %#x mem %#x flags %#lx", r, rte_get(), fl & FL_ARITH);
+	rte_set(RTE_MASKED | 0x33);
 	__asm__ volatile("btl $16,%1\n\tpushf\n\tpop %0" : "=r"(fl) : "m"(*win) : "cc");
 	test_check("bt_imm", fl & FL_CF, "flags %#lx", fl);
 	__asm__ volatile("btsl $2,%0\n\tpushf\n\tpop %1" : "+m"(*win), "=r"(fl) :: "cc");

@@ -44,6 +44,7 @@ BARE_FAIL = {
                  "self_target": "HV", "directed_yield_*": "HV", "yield_lets_target_run": "HV"},
     "kvmipi": {"kvm_signature": "HV", "feature_bit": "HV", "icr0_sends_nothing": "HV",
                "fixed_*": "HV", "nmi_*": "HV", "invalid_only": "HV", "*_target_*": "HV",
+               "word_size_cluster": "HV",
                "logical_einval": "HV"},
     # QEMU 7.2 TCG accepts reserved PAT types and CR4.PCIDE outside long mode.
     "guestsec": {"pat_type2_gp": "TCG", "pat_type8_gp": "TCG",

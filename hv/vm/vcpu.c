@@ -57,7 +57,7 @@ static bool reinject_vectoring(void)
 	return true;
 }
 
-static void set_proc_ctl(uint32_t bit, bool on)
+static inline __attribute__((always_inline)) void set_proc_ctl(uint32_t bit, bool on)
 {
 	uint32_t proc = vmcs_read32(VMCS_PROC_CTLS);
 	uint32_t want = on ? proc | bit : proc & ~bit;
@@ -81,11 +81,23 @@ static inline bool vnmi_on(void)
 	       vmx_ctl_has(&vmx_caps.proc, PROC_NMI_WINDOW);
 }
 
-/* Ask for an NMI-window exit while an NMI is latched but cannot be injected. */
-static void nmi_window_update(struct vcpu *v)
+/* Ask for an NMI-window exit while an NMI is latched but cannot be injected
+ * now. In an STI shadow (which may or may not hold off an NMI-window exit,
+ * depending on the CPU, SDM §26.7.6) wait for the interrupt window instead,
+ * as KVM's vmx_enable_nmi_window() does: returns true to ask for it. */
+static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 {
-	if (vnmi_on())
-		set_proc_ctl(PROC_NMI_WINDOW, READ_ONCE(v->lapic.nmi_pending) != 0);
+	bool pending, sti;
+
+	if (!vnmi_on())
+		return false;
+	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
+	sti = pending && (intr & INTERRUPTIBILITY_STI) && !(intr & INTERRUPTIBILITY_NMI);
+	if (v->nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
+		v->nmi_window = pending && !sti;
+		set_proc_ctl(PROC_NMI_WINDOW, v->nmi_window);
+	}
+	return sti;
 }
 
 /* Deliver a latched NMI if the guest can take one (SDM §26.3.1.5: entry
@@ -113,6 +125,7 @@ static bool inject_nmi(struct vcpu *v, uint32_t intr)
 		return false;
 	if (!vnmi)
 		nmi_unblock(intr);
+	v->nmi_injected = vnmi;
 	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
 	return true;
 }
@@ -154,10 +167,12 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vid = apicv_entry(v);
 	uint32_t intr, info;
+	bool nmi_sti;
 	int vec;
 
 	if (after_exit && reinject_vectoring()) {
-		nmi_window_update(v);
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+			set_intr_window(true);
 		return vid;
 	}
 	if (e->valid) {
@@ -172,22 +187,22 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		}
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
 		e->valid = false;
-		nmi_window_update(v);
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+			set_intr_window(true);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
-		/* Both windows off with one VMREAD (this runs before most entries). */
-		set_proc_ctl(PROC_INTR_WINDOW | (vnmi_on() ? PROC_NMI_WINDOW : 0), false);
+		set_intr_window(false);   /* an NMI window: turned off by its exit */
 		return vid;
 	}
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 	spin_lock(&v->vm->lock);
 	if (inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
-		nmi_window_update(v);   /* a second NMI latched: after this one's IRET */
+		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
 		return vid;
 	}
-	nmi_window_update(v);
+	nmi_sti = nmi_window_update(v, intr);
 	vec = pending_vector(v, vid);
 	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
@@ -199,7 +214,7 @@ static bool inject_events(struct vcpu *v, bool after_exit)
 		return vid;
 	}
 	spin_unlock(&v->vm->lock);
-	set_intr_window(vec >= 0);
+	set_intr_window(vec >= 0 || nmi_sti);
 	return vid;
 }
 
@@ -211,8 +226,10 @@ bool vcpu_has_wakeup(struct vcpu *v)
 
 	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI); not for
 	 * one the guest blocks (HLT in its NMI handler, virtual NMIs). */
-	if ((READ_ONCE(v->lapic.nmi_pending) &&
-	     !(v->state == VCPU_HALTED && v->halt_nmi_blocked)) || kvm_pv_unhalt_pending(v))
+	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) &&
+	    !(v->state == VCPU_HALTED && v->halt_nmi_blocked))
+		return true;
+	if (kvm_pv_unhalt_pending(v))
 		return true;
 	if (v->state == VCPU_HALTED && !v->halt_if)
 		return false;
@@ -378,8 +395,10 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
 			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
-			v->halt_nmi_blocked = vnmi_on() && (vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
-							    INTERRUPTIBILITY_NMI);
+			/* Only a guest that was ever given an NMI can be blocked by one. */
+			if (unlikely(v->nmi_injected))
+				v->halt_nmi_blocked = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+						      INTERRUPTIBILITY_NMI;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
 		else if (act == EXIT_YIELD)

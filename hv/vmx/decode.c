@@ -324,7 +324,8 @@ static int decode_string(struct decode_state *s, uint8_t op, struct mmio_insn *o
 	return 0;
 }
 
-/* 0F xx: MOVZX/MOVSX, BT/BTS/BTR/BTC r/m,reg and 0F BA /4-7 r/m,imm8. */
+/* 0F xx: MOVZX/MOVSX, BT/BTS/BTR/BTC r/m,reg and 0F BA /4-7 r/m,imm8,
+ * CMPXCHG and XADD r/m,reg. */
 static int decode_0f(struct decode_state *s, struct mmio_insn *out)
 {
 	uint8_t op, regf;
@@ -345,6 +346,15 @@ static int decode_0f(struct decode_state *s, struct mmio_insn *out)
 		out->reg_size = out->size;
 		out->write = out->op != BT_BT;
 		return decode_modrm(s, out, &regf);
+	case 0xb0: case 0xb1: case 0xc0: case 0xc1:
+		out->kind = op >= 0xc0 ? MMIO_XADD : MMIO_CMPXCHG;
+		out->size = decode_wsize(s, op);
+		out->reg_size = out->size;
+		out->write = true;
+		if ((rc = decode_modrm(s, out, &regf)))
+			return rc;
+		decode_fix_byte_reg(s, out);
+		return 0;
 	case 0xba:
 		out->kind = MMIO_BT;
 		out->size = decode_op_size(s);
@@ -365,13 +375,15 @@ static int decode_0f(struct decode_state *s, struct mmio_insn *out)
 
 /* LOCK is legal only on a read-modify-write of memory (SDM vol. 2 "LOCK"):
  * the ALU ops but CMP/TEST with a memory destination, NOT/NEG/INC/DEC,
- * XCHG, BTS/BTR/BTC. */
+ * XCHG, CMPXCHG, XADD, BTS/BTR/BTC. */
 static bool decode_lock_ok(const struct mmio_insn *in)
 {
 	switch (in->kind) {
 	case MMIO_ALU:
 		return in->write && !in->reg_dst;
 	case MMIO_XCHG:
+	case MMIO_CMPXCHG:
+	case MMIO_XADD:
 		return true;
 	case MMIO_BT:
 		return in->op != BT_BT;
@@ -382,16 +394,14 @@ static bool decode_lock_ok(const struct mmio_insn *in)
 
 static int decode_opcode(struct decode_state *s, uint8_t op, struct mmio_insn *out)
 {
+	if ((op >= 0x88 && op <= 0x8b) || op == 0xc6 || op == 0xc7)   /* MOV: the common case */
+		return decode_mov(s, op, out);
 	if (op < 0x40 && (op & 7) < 4)
 		return decode_alu_rm(s, op, out);
 	if (op >= 0x80 && op <= 0x83)
 		return decode_alu_imm(s, op, out);
 	if (op >= 0x84 && op <= 0x87)
 		return decode_test_xchg(s, op, out);
-	if (op >= 0x88 && op <= 0x8b)
-		return decode_mov(s, op, out);
-	if (op == 0xc6 || op == 0xc7)
-		return decode_mov(s, op, out);
 	if (op >= 0xa0 && op <= 0xa3)
 		return decode_moffs(s, op, out);
 	if ((op >= 0xa4 && op <= 0xa5) || (op >= 0xaa && op <= 0xad))
@@ -409,7 +419,7 @@ int decode_mmio(const uint8_t *buf, size_t n, enum decode_mode mode, struct mmio
 	uint8_t op;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	*out = (struct mmio_insn){ 0 };   /* inline stores: this runs on every MMIO exit */
 	if ((rc = decode_prefixes(&s, &op)))
 		return rc;
 	if ((rc = decode_opcode(&s, op, out)))

@@ -3,7 +3,8 @@
  * MOV imm->r/m (C6/C7), MOV A0-A3 (moffs), MOVZX/MOVSX (0F B6/B7/BE/BF), the
  * ALU group ADD/OR/ADC/SBB/AND/SUB/XOR/CMP in every memory form (00-3B,
  * 80/81/83), TEST (84/85, F6/F7 /0), NOT/NEG (F6/F7 /2 /3), INC/DEC (FE/FF
- * /0 /1), XCHG (86/87), BT/BTS/BTR/BTC (0F A3/AB/B3/BB, 0F BA /4-7) and the
+ * /0 /1), XCHG (86/87), CMPXCHG (0F B0/B1), XADD (0F C0/C1),
+ * BT/BTS/BTR/BTC (0F A3/AB/B3/BB, 0F BA /4-7) and the
  * string moves MOVS/STOS/LODS (A4/A5, AA/AB, AC/AD) with REP; with REX,
  * 66/67, segment, REP and (on read-modify-write forms) LOCK prefixes. The
  * caller fetches up to 15 bytes at the guest RIP; the memory address comes
@@ -24,6 +25,8 @@ enum mmio_kind {
 	MMIO_ALU,    /* op: enum mmio_alu; result to memory (write) or reg (reg_dst) */
 	MMIO_XCHG,   /* memory <-> reg */
 	MMIO_BT,     /* op: enum mmio_bt; bit number from reg or imm */
+	MMIO_CMPXCHG,/* compare rAX with memory; equal: memory = reg, else rAX = memory */
+	MMIO_XADD,   /* memory += reg, reg = old memory */
 	MMIO_MOVS,   /* [seg:rSI] -> [ES:rDI] */
 	MMIO_STOS,   /* AL/AX/EAX/RAX -> [ES:rDI] */
 	MMIO_LODS,   /* [seg:rSI] -> AL/AX/EAX/RAX */

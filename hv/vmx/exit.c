@@ -2,6 +2,7 @@
  * exit is counted per vCPU; an exit with no handler stops only its VM. */
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
+#include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/fpu.h"
 #include "vm/vm.h"
@@ -39,6 +40,16 @@ static enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
 {
 	/* External interrupts, windows and the preemption timer: the run loop
 	 * already does what they ask (host IRQs, injection, timers). */
+	return EXIT_RESUME;
+}
+
+/* NMI-window exit (SDM §26.7.6): the guest can take an NMI now. Turn the
+ * window off; the next entry injects the latched NMI, or asks again if it
+ * still cannot (vm/vcpu.c inject_nmi). */
+static enum exit_action exit_nmi_window(struct vcpu *v, struct exit_info *x)
+{
+	v->nmi_window = false;
+	vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) & ~PROC_NMI_WINDOW);
 	return EXIT_RESUME;
 }
 
@@ -123,7 +134,7 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
 	[EXIT_REASON_INTERRUPT_WINDOW] = exit_nothing,
-	[EXIT_REASON_NMI_WINDOW] = exit_nothing,
+	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
 	[EXIT_REASON_CPUID] = exit_cpuid,
 	[EXIT_REASON_HLT] = exit_hlt,
 	[EXIT_REASON_VMCALL] = exit_vmcall,

@@ -69,6 +69,12 @@ static inline void exit_skip_insn(struct exit_info *x)
 	if (unlikely(vmcs_readnat(VMCS_GUEST_RFLAGS) & GUEST_RFLAGS_TF))
 		exit_single_step();
 }
+/* The guest runs 64-bit code (CS.L; VM entry allows L only with IA-32e
+ * mode, SDM §27.3.1.2): hypercalls then take 64-bit arguments. */
+static inline bool exit_guest_64bit(void)
+{
+	return vmcs_read32(VMCS_GUEST_CS_AR) & BIT(13);
+}
 /* Queue an exception for the next entry (with error code when has_err). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */

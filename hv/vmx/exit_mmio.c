@@ -21,19 +21,24 @@
 
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
 
-/* Pointer to a GPR saved by entry.asm. RSP is not among them (it is guest
- * state in the VMCS, SDM §25.4.1): its slot is scratch, so callers that may
- * see RSP use vcpu_gpr_read/vcpu_gpr_write (exit_misc.c reads it itself). */
+/* Pointer to a GPR saved by entry.asm, by x86 register number. RSP is not
+ * among them (it is guest state in the VMCS, SDM §25.4.1): its slot is
+ * scratch, so callers that may see RSP use vcpu_gpr_read/vcpu_gpr_write
+ * (exit_misc.c reads it itself). A table of offsets: this runs on every
+ * MMIO exit. */
+#define GPR(r) (uint8_t)offsetof(struct guest_regs, r)
+static const uint8_t gpr_offset[16] = {
+	GPR(rax), GPR(rcx), GPR(rdx), GPR(rbx), 0, GPR(rbp), GPR(rsi), GPR(rdi),
+	GPR(r8), GPR(r9), GPR(r10), GPR(r11), GPR(r12), GPR(r13), GPR(r14), GPR(r15),
+};
+
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx)
 {
 	static uint64_t rsp_scratch;
-	uint64_t *r[16] = {
-		&v->regs.rax, &v->regs.rcx, &v->regs.rdx, &v->regs.rbx, &rsp_scratch,
-		&v->regs.rbp, &v->regs.rsi, &v->regs.rdi, &v->regs.r8, &v->regs.r9,
-		&v->regs.r10, &v->regs.r11, &v->regs.r12, &v->regs.r13, &v->regs.r14,
-		&v->regs.r15,
-	};
-	return r[idx & 15];
+
+	if ((idx & 15) == 4)
+		return &rsp_scratch;
+	return (uint64_t *)((char *)&v->regs + gpr_offset[idx & 15]);
 }
 
 static uint64_t vcpu_gpr_read(struct vcpu *v, unsigned idx)
@@ -133,6 +138,27 @@ static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
 		break;
 	case MMIO_XCHG:
 		val = reg_operand(v, in);
+		reg_result(v, in, mem);
+		break;
+	case MMIO_CMPXCHG: {
+		/* SDM vol. 2 CMPXCHG: flags of CMP rAX, mem; the destination is
+		 * written either way (the old value when unequal, as on the
+		 * CPU's locked cycle and in KVM's emulator). */
+		struct mmio_insn acc = *in;
+
+		acc.reg = 0;
+		acc.high8 = false;
+		decode_alu(ALU_CMP, in->size, vcpu_gpr_read(v, 0), mem, &fl);
+		if (fl & RFLAGS_ZF) {
+			val = reg_operand(v, in);
+		} else {
+			val = mem;
+			reg_result(v, &acc, mem);
+		}
+		break;
+	}
+	case MMIO_XADD:
+		val = decode_alu(ALU_ADD, in->size, mem, reg_operand(v, in), &fl);
 		reg_result(v, in, mem);
 		break;
 	case MMIO_BT:

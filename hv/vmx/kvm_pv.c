@@ -358,25 +358,31 @@ static bool pv_ipi_accepted(const struct vlapic *l, const struct apic_msg *m)
 /* KVM's ABI (Linux arch/x86/kvm/lapic.c kvm_pv_send_ipi, hypercalls.rst):
  * -EINVAL only for a logical destination or a shorthand; every other
  * request returns the number of vCPUs that accepted the message, skipping
- * APIC IDs that name no vCPU and messages the target refuses. */
-int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min, uint64_t icr)
+ * APIC IDs that name no vCPU and messages the target refuses. min is 32
+ * bits; the low bitmap covers min.., the high one starts cluster (the
+ * caller's word size, 64 or 32 bits) later, that start wrapping at 32 bits
+ * as in KVM. A 32-bit caller's arguments are 32 bits. */
+int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min, uint64_t icr,
+			unsigned cluster)
 {
+	uint64_t wmask = cluster == 32 ? 0xffffffffull : ~0ull;
 	struct apic_msg m = {
 		.vector = (uint8_t)icr, .mode = (uint8_t)((icr >> 8) & 7),
 		.level_trig = (icr & ICR_LEVEL) != 0,
 		.assert = (icr & ICR_ASSERT) || !(icr & ICR_LEVEL), .x2apic_dest = true,
 	};
-	uint64_t bits[2] = { lo, hi };
+	uint64_t bits[2] = { lo & wmask, hi & wmask };
+	uint32_t part_min = (uint32_t)min;
 	int64_t count = 0;
 
-	if (icr & (ICR_DEST_LOGICAL | ICR_SHORTHAND))
+	if ((icr & wmask) & (ICR_DEST_LOGICAL | ICR_SHORTHAND))
 		return -EINVAL;
 	spin_lock(&ic->lock);
-	for (unsigned w = 0; w < 2; w++) {
+	for (unsigned w = 0; w < 2; w++, part_min += cluster) {
 		while (bits[w]) {
 			unsigned b = (unsigned)__builtin_ctzll(bits[w]);
-			uint64_t id = min + w * 64 + b;
-			int i = id >= min ? apic_to_vcpu_locked(ic, id) : -1;
+			uint64_t id = (uint64_t)part_min + b;
+			int i = apic_to_vcpu_locked(ic, id);
 
 			bits[w] &= bits[w] - 1;
 			if (i < 0 || !pv_ipi_accepted(ic->lapic[i], &m))

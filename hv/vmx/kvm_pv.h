@@ -168,11 +168,13 @@ void kvm_pv_eoi_arm(struct kvm_pv_vcpu *k);
 bool kvm_pv_eoi_disarm(struct kvm_pv_vcpu *k);
 /* Mark preempted (set) or running again (clear; latches KVM_VCPU_FLUSH_TLB). */
 void kvm_pv_preempted_set(struct kvm_pv_vcpu *k, bool preempted);
-/* KVM_HC_SEND_IPI: deliver icr's message to APIC IDs min + bit of the 128-bit
- * bitmap; returns how many vCPUs accepted it (IDs without a vCPU and refused
+/* KVM_HC_SEND_IPI: deliver icr's message to APIC IDs min + bit of lo and
+ * min + cluster + bit of hi (cluster: the caller's word size, 64 or 32);
+ * returns how many vCPUs accepted it (IDs without a vCPU and refused
  * messages are skipped, ICR 0 sends nothing), or -EINVAL for a logical
  * destination or a shorthand. Takes ic->lock. */
-int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min, uint64_t icr);
+int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min, uint64_t icr,
+			unsigned cluster);
 /* vCPU index whose vLAPIC has this APIC ID (and is enabled), or -1. */
 int kvm_pv_apic_to_vcpu(struct vintc *ic, uint64_t apic_id);
 

@@ -126,6 +126,10 @@ static const struct vec2 vecs2[] = {
 	{ "btrq $63,(%rdi)", M64, R(0x48, 0x0f, 0xba, 0x37, 0x3f), 5, 8, MMIO_BT, BT_BTR, .write = true, .has_imm = true, .imm = 63 },
 	{ "btcw $3,(%rdi)", M64, R(0x66, 0x0f, 0xba, 0x3f, 0x03), 5, 2, MMIO_BT, BT_BTC, .write = true, .has_imm = true, .imm = 3 },
 	{ "lock btsl $31,(%rdi)", M64, R(0xf0, 0x0f, 0xba, 0x2f, 0x1f), 5, 4, MMIO_BT, BT_BTS, .write = true, .has_imm = true, .imm = 31, .lock = true },
+	{ "lock cmpxchg %r9d,(%rax)", M64, R(0xf0, 0x44, 0x0f, 0xb1, 0x08), 5, 4, MMIO_CMPXCHG, 0, .write = true, .reg = 9, .lock = true },
+	{ "cmpxchg %bh,(%rax)", M64, R(0x0f, 0xb0, 0x38), 3, 1, MMIO_CMPXCHG, 0, .write = true, .reg = 3, .high8 = true },
+	{ "lock xadd %eax,(%rax)", M64, R(0xf0, 0x0f, 0xc1, 0x00), 4, 4, MMIO_XADD, 0, .write = true, .lock = true },
+	{ "xadd %dx,(%rsi)", M64, R(0x66, 0x0f, 0xc1, 0x16), 4, 2, MMIO_XADD, 0, .write = true, .reg = 2 },
 	{ "movsb", M64, R(0xa4), 1, 1, MMIO_MOVS, 0, .write = true, .addr_size = 8, .seg = SEG_DS },
 	{ "movsl", M64, R(0xa5), 1, 4, MMIO_MOVS, 0, .write = true, .addr_size = 8, .seg = SEG_DS },
 	{ "rep movsq", M64, R(0xf3, 0x48, 0xa5), 3, 8, MMIO_MOVS, 0, .write = true, .rep = true, .addr_size = 8, .seg = SEG_DS },
@@ -306,7 +310,6 @@ START_TEST(test_rejects)
 	const uint8_t or82[] = { 0x82, 0x08, 0x01 };         /* #UD in 64-bit mode */
 	const uint8_t mul[] = { 0xf7, 0x20 };                /* mull (%rax) */
 	const uint8_t imul[] = { 0x0f, 0xaf, 0x00 };
-	const uint8_t xadd[] = { 0xf0, 0x0f, 0xc1, 0x00 };
 	const uint8_t cmpsb[] = { 0xa6 };
 	const uint8_t scasl[] = { 0xaf };
 	const uint8_t lockcmp[] = { 0xf0, 0x39, 0x07 };      /* LOCK without a write: #UD */
@@ -328,7 +331,6 @@ START_TEST(test_rejects)
 	ck_assert_int_eq(decode_mmio(or82, 3, M32, &in), 0);
 	ck_assert_int_eq(decode_mmio(mul, 2, M64, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(imul, 3, M64, &in), -ENOTSUP);
-	ck_assert_int_eq(decode_mmio(xadd, 4, M64, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(cmpsb, 1, M64, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(scasl, 1, M64, &in), -ENOTSUP);
 	ck_assert_int_eq(decode_mmio(lockcmp, 3, M64, &in), -ENOTSUP);

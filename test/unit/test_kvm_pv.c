@@ -368,7 +368,7 @@ static void ipi_setup(void)
 
 START_TEST(test_ipi_bitmap)
 {
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0xa, 0, 0, 0x40), 2);   /* APIC IDs 1, 3 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0xa, 0, 0, 0x40, 64), 2);   /* APIC IDs 1, 3 */
 	ck_assert(!vlapic_vec_test(&lapics[0], APIC_IRR, 0x40));
 	ck_assert(vlapic_vec_test(&lapics[1], APIC_IRR, 0x40));
 	ck_assert(!vlapic_vec_test(&lapics[2], APIC_IRR, 0x40));
@@ -376,11 +376,19 @@ START_TEST(test_ipi_bitmap)
 	ck_assert_int_eq(kicks[1], 1);
 	ck_assert_int_eq(kicks[3], 1);
 	/* min offsets the bitmap; IDs without a vCPU are not counted */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x7, 0, 2, 0x41), 2);   /* 2, 3, (4) */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x7, 0, 2, 0x41, 64), 2);   /* 2, 3, (4) */
 	ck_assert(vlapic_vec_test(&lapics[2], APIC_IRR, 0x41));
 	ck_assert(vlapic_vec_test(&lapics[3], APIC_IRR, 0x41));
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 1, 0, 0x42), 0);     /* ID 64 */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, ~0ull, 0x42), 0); /* wraps: nothing */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 1, 0, 0x42, 64), 0);     /* ID 64 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, ~0ull, 0x42, 64), 0); /* ID 0xffffffff */
+	/* min is 32 bits and the high half's start wraps there, as in KVM */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 1, 0xffffffc1ull, 0x43, 64), 1);   /* ID 1 */
+	ck_assert(vlapic_vec_test(&lapics[1], APIC_IRR, 0x43));
+	/* 32-bit callers: 32-bit words, the high one starts at min + 32 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 1, 0xffffffe2ull, 0x44, 32), 1);   /* ID 2 */
+	ck_assert(vlapic_vec_test(&lapics[2], APIC_IRR, 0x44));
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1ull << 32, 0, 0, 0x45, 32), 0);      /* bit 32 is cut */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, (1ull << 32) | 0x45, 32), 1); /* ICR cut too */
 }
 END_TEST
 
@@ -411,10 +419,10 @@ END_TEST
 
 START_TEST(test_ipi_nmi_and_bad)
 {
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, APIC_DM_NMI << 8), 1);
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, APIC_DM_NMI << 8, 64), 1);
 	ck_assert(lapics[0].nmi_pending);
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | BIT(11)), -EINVAL);   /* logical */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | (2u << 18)), -EINVAL); /* shorthand */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | BIT(11), 64), -EINVAL);   /* logical */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 1, 0, 0, 0x40 | (2u << 18), 64), -EINVAL); /* shorthand */
 }
 END_TEST
 
@@ -424,16 +432,16 @@ START_TEST(test_ipi_count_kvm_abi)
 {
 	uint64_t off = 0xff;
 
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0), 0);          /* ICR 0 */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0x05), 0);       /* vector < 16 */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 2u << 8), 0);    /* SMI */
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 0, 0, 0x40), 0);         /* empty bitmap */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0, 64), 0);          /* ICR 0 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 0x05, 64), 0);       /* vector < 16 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x3, 0, 0, 2u << 8, 64), 0);    /* SMI */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0, 0, 0, 0x40, 64), 0);         /* empty bitmap */
 	ck_assert(!vlapic_vec_test(&lapics[0], APIC_IRR, 0x05));
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, (APIC_DM_INIT << 8) | BIT(15)), 0);
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1, 0, 0, (APIC_DM_INIT << 8) | BIT(15), 64), 0);
 	ck_assert_int_eq(vintc_mmio(&IC, 1, 0xfee00000 + APIC_SVR, 4, true, &off), 0);
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0xf, 0, 0, 0x40), 3);       /* 0, 2, 3; not 1 */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0xf, 0, 0, 0x40, 64), 3);       /* 0, 2, 3; not 1 */
 	ck_assert(!vlapic_vec_test(&lapics[1], APIC_IRR, 0x40));
-	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1f0, 0, 0, 0x40), 0);     /* IDs 4-8: none */
+	ck_assert_int_eq(kvm_pv_send_ipi(&IC, 0x1f0, 0, 0, 0x40, 64), 0);     /* IDs 4-8: none */
 	ck_assert_int_eq(kvm_pv_apic_to_vcpu(&IC, 2), 2);
 	ck_assert_int_eq(kvm_pv_apic_to_vcpu(&IC, 9), -1);
 }
