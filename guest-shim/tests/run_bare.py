@@ -40,7 +40,7 @@ BARE_FAIL = {
 }
 # Images that only make sense under this hypervisor: hostile's random port
 # and MMIO writes reach real QEMU devices (floppy/IDE DMA, resets) there.
-BARE_SKIP = {"hostile"}
+BARE_SKIP = {"hostile", "hvfuzz"}
 LINE = re.compile(r"^TEST (\S+) (PASS|FAIL)(?: (.*))?$")
 SUMMARY = re.compile(r"^SUMMARY (\S+) passed=(\d+) failed=(\d+)")
 
