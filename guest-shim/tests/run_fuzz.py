@@ -69,6 +69,14 @@ def boot(vms, apicv, a):
         return p.returncode, serial, p.stderr, time.time() - t0, argv
 
 
+def keep_serial(seed, serial):
+    """The console of a failed run, for the report: build/fuzz/guest/seed-N.log."""
+    out = REPO / "build" / "fuzz" / "guest"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"seed-{seed}.log").write_text(serial)
+    return out / f"seed-{seed}.log"
+
+
 def bochs_fails(run_dir):
     """Bochs names the check a failed VM entry broke (docs: emulators.md)."""
     try:
@@ -116,7 +124,7 @@ def main():
     ap.add_argument("--apicv", default="both", choices=["on", "off", "both"])
     ap.add_argument("--no-triple", action="store_true", help="never end in a triple fault")
     ap.add_argument("--victim", default=str(GUEST / "timer.elf"))
-    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--timeout", type=int, default=240, help="per run (hvrun --timeout)")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="Bochs runs in parallel")
     a = ap.parse_args()
     victim = ("kind=multiboot vcpus=1 mem=32M pcpus=2 name=victim", Path(a.victim))
@@ -167,7 +175,8 @@ def main():
                              f"{' --no-triple' if a.no_triple else ''}")
                     hv = " ".join(shlex.quote(x) for x in argv[1:])
                     rd = re.search(r"run files in (\S+)", err)
-                    tail = ([f"Bochs log: {rd.group(1)}/bochs.log"] + bochs_fails(rd.group(1))
+                    tail = [f"console: {keep_serial(seed, serial)}"] + \
+                        ([f"Bochs log: {rd.group(1)}/bochs.log"] + bochs_fails(rd.group(1))
                             if rd else []) + [ln for ln in serial.splitlines()
                             if re.search(r"stopping the VM|ended status|VM entry|PANIC|FAIL", ln)][:6]
                     state["fails"].append((seed, bad, repro, hv, tail))
