@@ -402,6 +402,7 @@ static void op_hlt(struct fz *f)
 	uint32_t before = irq_counts[0x41];
 
 	cli();
+	apic_init();       /* SVR on, TPR 0: op_lapic may have changed either */
 	apic_write(APIC_TDCR, 0xb);
 	apic_write(APIC_LVT_TIMER, 0x41);
 	apic_write(APIC_TMICT, 1000 + below(f, 100000));
