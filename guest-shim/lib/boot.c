@@ -55,3 +55,19 @@ void boot_parse(uint32_t magic, uint32_t info)
 	if (mi->flags & (1u << 9))
 		str_copy(boot.loader, sizeof(boot.loader), mi->loader);
 }
+
+unsigned long boot_arg_num(const char *key, unsigned long def)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = boot.cmdline; *p; p++) {
+		unsigned long v = 0;
+
+		if ((p != boot.cmdline && p[-1] != ' ') || strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		for (p += kl + 1; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long)(*p - '0');
+		return v;
+	}
+	return def;
+}

@@ -40,6 +40,8 @@ struct boot_params {
 };
 extern struct boot_params boot;
 void boot_parse(uint32_t magic, uint32_t info);
+/* The decimal value of "key=N" on the command line (a word of its own), else def. */
+unsigned long boot_arg_num(const char *key, unsigned long def);
 
 /* --- interrupts (idt.c); vectors 0x20-0xfe are free for tests --- */
 struct isr_frame;

@@ -31,22 +31,6 @@ static uint64_t rnd(void)
 static uint32_t rnd_below(uint32_t n) { return (uint32_t)(rnd() % n); }
 static bool one_in(uint32_t n) { return rnd_below(n) == 0; }
 
-static unsigned long arg_num(const char *key, unsigned long def)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = boot.cmdline; *p; p++) {
-		unsigned long v = 0;
-
-		if ((p != boot.cmdline && p[-1] != ' ') || strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		for (p += kl + 1; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned long)(*p - '0');
-		return v;
-	}
-	return def;
-}
-
 static void note(unsigned cat, int fault)
 {
 	ops[cat]++;
@@ -417,7 +401,7 @@ static void op_vmcall(void)
 		a[i] = one_in(2) ? (unsigned long)rnd_ptr() : (unsigned long)rnd();
 	if (nr == HC_TEST_RESULT)
 		nr = HC_VERSION;        /* our own verdict is not fuzzed */
-	if (nr == HC_SCHED_BLOCK && !arg_num("block", 0))
+	if (nr == HC_SCHED_BLOCK && !boot_arg_num("block", 0))
 		nr = HC_SCHED_SLEEP;    /* open: BLOCK is not woken by the timer below */
 	if (trace)
 		con_printf("hostile: vmcall 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx\n", nr, a[0], a[1], a[2], a[3]);
@@ -699,12 +683,12 @@ static const uint8_t weight[NR_CAT] = { 10, 8, 4, 8, 6, 8, 3, 2, 2, 3, 5, 4, 3, 
 
 void test_main(void)
 {
-	unsigned long seed = arg_num("seed", 1), n = arg_num("ops", 3000);
+	unsigned long seed = boot_arg_num("seed", 1), n = boot_arg_num("ops", 3000);
 	unsigned total = 0, hlts = 0;
 
 	under_hv = hv_is_ours();
-	rmw = arg_num("rmw", 0);
-	trace = arg_num("trace", 0);
+	rmw = boot_arg_num("rmw", 0);
+	trace = boot_arg_num("trace", 0);
 	rng = seed * 0x9e3779b97f4a7c15ull + 0x1234567;
 	rdmsr_safe(MSR_APIC_BASE, &apic_base0);
 	exc_hook = hook;

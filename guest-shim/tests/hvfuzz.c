@@ -46,22 +46,6 @@ static uint64_t rnd(struct fz *f)
 static uint32_t below(struct fz *f, uint32_t n) { return (uint32_t)(rnd(f) % n); }
 static bool one_in(struct fz *f, uint32_t n) { return below(f, n) == 0; }
 
-static unsigned long arg_num(const char *key, unsigned long def)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = boot.cmdline; *p; p++) {
-		unsigned long v = 0;
-
-		if ((p != boot.cmdline && p[-1] != ' ') || strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		for (p += kl + 1; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned long)(*p - '0');
-		return v;
-	}
-	return def;
-}
-
 static void note(struct fz *f, unsigned cat, int fault)
 {
 	f->ops[cat]++;
@@ -634,7 +618,7 @@ static bool race_meet(void)
 static void fuzz_loop(unsigned cpu)
 {
 	struct fz *f = &fzs[cpu & 1];
-	unsigned long n = arg_num("ops", 2000);
+	unsigned long n = boot_arg_num("ops", 2000);
 	unsigned total = 0;
 
 	for (unsigned c = 0; c < NR_CAT; c++)
@@ -692,11 +676,11 @@ static __noreturn void triple_fault(void)
 
 void test_main(void)
 {
-	unsigned long seed = arg_num("seed", 1);
+	unsigned long seed = boot_arg_num("seed", 1);
 	bool ap_ok;
 
 	under_hv = hv_is_ours();
-	opt_race = arg_num("race", 400);
+	opt_race = boot_arg_num("race", 400);
 	for (unsigned c = 0; c < 2; c++) {
 		fzs[c].cpu = c;
 		fzs[c].rng = (seed * 2 + c) * 0x9e3779b97f4a7c15ull + 0x1234567;
@@ -704,7 +688,7 @@ void test_main(void)
 	exc_hook = hook;
 	for (unsigned v = 0x20; v < VEC_WATCHDOG; v++)
 		irq_set_handler(v, storm_guard);
-	con_printf("hvfuzz: seed %lu, %lu ops per vCPU, %s\n", seed, arg_num("ops", 2000),
+	con_printf("hvfuzz: seed %lu, %lu ops per vCPU, %s\n", seed, boot_arg_num("ops", 2000),
 		   under_hv ? "under this hypervisor" : "no hypervisor of ours");
 	if (!under_hv) {
 		test_check("skipped", true, "only under this hypervisor");
@@ -740,7 +724,7 @@ void test_main(void)
 		   "%u illegal CR writes did not #GP", fzs[0].cr_no_gp + fzs[1].cr_no_gp);
 	test_check("ap_finished", ap_finished == 1, "vCPU 1 ran its ops");
 	con_printf("hvfuzz: done seed %lu\n", seed);
-	if (arg_num("triple", 0))
+	if (boot_arg_num("triple", 0))
 		triple_fault();
 	test_finish();
 }

@@ -29,22 +29,6 @@ static inline uint64_t cr3_read(void)
 	return v;
 }
 
-static unsigned long arg_num(const char *key, unsigned long def)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = boot.cmdline; *p; p++) {
-		unsigned long v = 0;
-
-		if ((p != boot.cmdline && p[-1] != ' ') || strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		for (p += kl + 1; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (unsigned long)(*p - '0');
-		return v;
-	}
-	return def;
-}
-
 /* vCPU 0 fetching the code while its PTE is clear: retry the instruction. */
 static bool on_fault(unsigned vector)
 {
@@ -82,7 +66,7 @@ static uint32_t run_once(void)
 
 void test_main(void)
 {
-	unsigned long iters = arg_num("iters", 5000), bad = 0;
+	unsigned long iters = boot_arg_num("iters", 5000), bad = 0;
 	uint32_t want;
 	uint64_t *pdpt = (uint64_t *)(uintptr_t)(((uint64_t *)(uintptr_t)(cr3_read() & ~0xfffull))[0] &
 						 0x000ffffffffff000ull);
