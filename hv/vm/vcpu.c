@@ -77,7 +77,7 @@ static void set_intr_window(bool on)
  * them. */
 static inline bool vnmi_on(void)
 {
-	return vmx_ctl_has(&vmx_caps.pin, PIN_VIRTUAL_NMI) &&
+	return vmx_vnmi && vmx_ctl_has(&vmx_caps.pin, PIN_VIRTUAL_NMI) &&
 	       vmx_ctl_has(&vmx_caps.proc, PROC_NMI_WINDOW);
 }
 

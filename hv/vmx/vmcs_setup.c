@@ -6,6 +6,7 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/cr_check.h"
+#include "cmdline.h"
 #include "sched/sched.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
@@ -13,6 +14,10 @@
 #include "memory.h"
 #include "errno.h"
 #include "log.h"
+
+bool vmx_vnmi;
+CMDLINE_BOOL(vnmi, vmx_vnmi, "virtual NMIs and NMI-window exiting where the CPU has them "
+	     "(NMI blocked until IRET, one latched); off: blocking cleared at injection");
 
 extern char vmx_exit_entry[];
 static uint16_t next_vpid = 1;
@@ -32,7 +37,8 @@ static int setup_controls(struct vcpu *v)
 	/* Virtual NMIs (SDM §25.3) with NMI-window exiting (§26.7.6, allowed
 	 * only with them, §26.2.1.1): the guest's NMI blocking is tracked by
 	 * the CPU up to its IRET (vm/vcpu.c inject_nmi). */
-	if (vmx_ctl_has(&c->pin, PIN_VIRTUAL_NMI) && vmx_ctl_has(&c->proc, PROC_NMI_WINDOW))
+	if (vmx_vnmi && vmx_ctl_has(&c->pin, PIN_VIRTUAL_NMI) &&
+	    vmx_ctl_has(&c->proc, PROC_NMI_WINDOW))
 		pin = vmx_ctl_adjust(&c->pin, pin | PIN_VIRTUAL_NMI);
 	proc = vmx_ctl_adjust(&c->proc, PROC_HLT_EXIT | PROC_IO_BITMAPS | PROC_MSR_BITMAPS |
 			      PROC_MWAIT_EXIT | PROC_MONITOR_EXIT |

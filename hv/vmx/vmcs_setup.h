@@ -4,6 +4,12 @@
 #include "vm/vm.h"
 #include "load/loader.h"
 
+/* vnmi=on: virtual NMIs with NMI-window exiting where the CPU has both
+ * (SDM §25.3). Off by default: with them, Bochs's hostile guest (seed 1)
+ * spun through millions of NMI-window exits in some builds, not root-caused
+ * (docs/interrupts.md). Read by vmcs_setup() and the injection code alike. */
+extern bool vmx_vnmi;
+
 /* Allocate, VMCLEAR, VMPTRLD and fill the VMCS of v (on the current pCPU). */
 int vmcs_setup(struct vcpu *v);
 /* Rewrite the per-pCPU host-state fields after a vCPU moved here. */
