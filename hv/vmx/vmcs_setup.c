@@ -15,7 +15,7 @@
 #include "errno.h"
 #include "log.h"
 
-bool vmx_vnmi;
+bool vmx_vnmi = true;
 CMDLINE_BOOL(vnmi, vmx_vnmi, "virtual NMIs and NMI-window exiting where the CPU has them "
 	     "(NMI blocked until IRET, one latched); off: blocking cleared at injection");
 

@@ -4,10 +4,10 @@
 #include "vm/vm.h"
 #include "load/loader.h"
 
-/* vnmi=on: virtual NMIs with NMI-window exiting where the CPU has both
- * (SDM §25.3). Off by default: with them, Bochs's hostile guest (seed 1)
- * spun through millions of NMI-window exits in some builds, not root-caused
- * (docs/interrupts.md). Read by vmcs_setup() and the injection code alike. */
+/* vnmi=on|off (on): virtual NMIs with NMI-window exiting where the CPU has
+ * both (SDM §25.3). Read by vmcs_setup() and the injection code alike. Open:
+ * with them the hostile guest (seed 1) livelocked in NMI-window exits in
+ * some builds; without them a 2-VM Linux run lost a timer (docs/interrupts.md). */
 extern bool vmx_vnmi;
 
 /* Allocate, VMCLEAR, VMPTRLD and fill the VMCS of v (on the current pCPU). */
