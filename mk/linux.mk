@@ -9,7 +9,9 @@
 #   make test-linux-bareload  one boot in bare Bochs through tools/linux/bareload
 #   make bench-linux-boot  cycles from kernel entry to /init, hypervisor / bare Bochs
 # The kernel is built once per machine into $(HV_CACHE)/linux/<key> by
-# tools/linux/build-kernel.sh (key = fragment + linux-source version).
+# tools/linux/build-kernel.sh (key = fragment + patches + linux-source version).
+# Guest-kernel changes live in guest-shim/linux/patches/NNNN-name.patch, applied
+# in name order (0001-0099 shared, 0100-0199 IRS, 0200-0299 balloon).
 
 LINUX_OUT     := $(BUILD)/linux
 LINUX_FRAG    := guest-shim/linux/guest.config
@@ -28,7 +30,8 @@ test_bzimage_SRCS := test/unit/test_bzimage.c hv/load/bzimage.c $(wildcard hv/lo
 # The real kernel, if built, is also checked by the unit test (skipped otherwise).
 $(BUILD)/unit/test_bzimage: HOST_CFLAGS += -DTEST_BZIMAGE_PATH='"$(CURDIR)/$(LINUX_OUT)/bzImage"'
 
-$(LINUX_OUT)/bzImage: $(LINUX_FRAG) tools/linux/build-kernel.sh
+LINUX_PATCHES := $(sort $(wildcard guest-shim/linux/patches/*.patch))
+$(LINUX_OUT)/bzImage: $(LINUX_FRAG) $(LINUX_PATCHES) tools/linux/build-kernel.sh
 	@mkdir -p $(dir $@)
 	@img=$$(tools/linux/build-kernel.sh $(LINUX_FRAG)) && cp "$$img" $@
 	@echo "linux: $@ ($$(stat -c %s $@) B)"

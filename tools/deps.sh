@@ -5,7 +5,7 @@
 set -euo pipefail
 PKGS="nasm gcc make binutils python3 grub-pc-bin grub-efi-amd64-bin grub-common xorriso mtools
       qemu-system-x86 ovmf bochs bochs-term bochsbios vgabios check pkg-config
-      bison flex libelf-dev cpio bc busybox-static linux-source-6.1 valgrind
+      bison flex patch libelf-dev cpio bc busybox-static linux-source-6.1 valgrind
       clang libclang-rt-14-dev python3-matplotlib"
 missing=""
 for p in $PKGS; do

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Build the guest Linux kernel once per machine: Debian's linux-source-6.1,
+# patched with guest-shim/linux/patches/*.patch (applied with `patch -p1` in
+# file-name order; a patch that does not apply fails the build), then
 # `make tinyconfig` plus guest-shim/linux/guest.config, LZ4 bzImage.
-# The result is cached in $HV_CACHE/linux/<key>/ where key hashes the fragment
-# and the source package version; a second call only prints the cached path.
+# The result is cached in $HV_CACHE/linux/<key>/ where key hashes the fragment,
+# the patches and the source package version; a second call only prints the
+# cached path.
 #
 # usage: tools/linux/build-kernel.sh [fragment]    -> prints the bzImage path
 # env:   HV_CACHE (default /var/cache/hv as root, else ~/.cache/hv), JOBS (2)
@@ -29,7 +32,18 @@ done
 [ -e /usr/include/gelf.h ] || die "libelf-dev missing (objtool needs it)"
 
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || stat -c %s "$src_tar")
-key=$( { echo "pkg=$pkgver"; cat "$frag"; } | sha256sum | cut -c1-16)
+# Patch series: every *.patch in the folder, in C-locale file-name order.
+patchdir=${HV_LINUX_PATCHES:-$root/guest-shim/linux/patches}
+patches=()
+if [ -d "$patchdir" ]; then
+	while IFS= read -r f; do patches+=("$f"); done < <(LC_ALL=C ls -1 "$patchdir"/*.patch 2>/dev/null || true)
+fi
+phash=
+if [ ${#patches[@]} -gt 0 ]; then
+	command -v patch >/dev/null || die "patch missing (make deps)"
+	phash=$(for f in "${patches[@]}"; do basename "$f"; sha256sum <"$f"; done | sha256sum | cut -c1-12)
+fi
+key=$( { echo "pkg=$pkgver"; [ -z "$phash" ] || echo "patches=$phash"; cat "$frag"; } | sha256sum | cut -c1-16)
 top=$HV_CACHE/linux
 out=$top/$key
 mkdir -p "$top"
@@ -61,12 +75,19 @@ config_verify() {
 	return $bad
 }
 
-srcdir=$top/src-$pkgver
+# One source tree per (package version, patch series); a patched tree is
+# unpacked afresh so the pristine one is never modified.
+srcdir=$top/src-$pkgver${phash:+-p$phash}
 if [ ! -f "$srcdir/.unpacked" ]; then
 	log "unpacking $src_tar"
 	rm -rf "$srcdir" "$srcdir.tmp"
 	mkdir -p "$srcdir.tmp"
 	tar -xJf "$src_tar" -C "$srcdir.tmp" --strip-components=1
+	for f in "${patches[@]}"; do
+		log "applying $(basename "$f")"
+		patch -d "$srcdir.tmp" -p1 --batch --forward --no-backup-if-mismatch -s <"$f" ||
+			{ rm -rf "$srcdir.tmp"; die "patch $(basename "$f") does not apply to linux-source $pkgver"; }
+	done
 	touch "$srcdir.tmp/.unpacked"
 	mv "$srcdir.tmp" "$srcdir"
 fi
