@@ -13,7 +13,8 @@
  *  - HC_SCHED_SLEEP: 1 at once when an interrupt is pending (cancel-if-
  *    pending), else a sleep that its timeout ends.
  * run_hv.py also checks the hypervisor's summary (stale acks and timeouts
- * counted for vCPU 0). */
+ * counted for vCPU 0) and, in the vProfile dump this test takes of itself,
+ * the upcall / ack / stale / timeout events (tools/vprof sa). */
 #include "guest.h"
 #include "abi.h"
 
@@ -197,7 +198,11 @@ static void check_sleep(void)
 
 void test_main(void)
 {
+	long r;
+
 	irq_set_handler(VEC_UPCALL, upcall);
+	r = call(HC_VPROF_START, 0, 0);
+	test_check("vprof_start", r == 0, "-> %ld", r);
 	check_cpuid_and_register();
 	test_check("ap_started", smp_nr_cpus() >= 2 && smp_start_ap(1, 0x08, NULL) == 0,
 		   "%u vCPUs", smp_nr_cpus());
@@ -208,4 +213,6 @@ void test_main(void)
 	check_sleep();
 	con_printf("pvabi: balloon_mode %u credit_left_ns %lld steal_ns %llu\n", page.balloon_mode,
 		   (long long)page.credit_left_ns, (unsigned long long)page.steal_ns);
+	r = call(HC_VPROF_STOP, 0, 0);   /* dumps the trace on the console */
+	test_check("vprof_stop", r == 0, "-> %ld", r);
 }

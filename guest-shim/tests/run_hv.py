@@ -109,6 +109,23 @@ def cases(all_forms, seed=1):
     return out
 
 
+def pvabi_vprof(serial):
+    """The pvabi guest's vProfile dump: vCPU 0's SA events as tools/vprof sa
+    decodes them (docs/pv-abi.md)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    from vprof_lib import analysis, frames
+    dumps, problems = frames.extract(serial.splitlines())
+    if problems or not dumps:
+        return [f"vprof dump: {len(dumps)} dumps, problems {problems[:2]}"]
+    s = analysis.pv_events(dumps[-1]).get(0)
+    if not s:
+        return ["vprof: no PV events for vcpu0"]
+    if not (s["upcalls"] >= 2 and s["acks"].get("yield", 0) >= 1 and s["stale"] >= 3 and
+            s["timeouts"] >= 1 and s["ack_ns"] and s["sleep_cancels"] >= 1 and s["sleeps"] >= 1):
+        return [f"vprof pv events for vcpu0: {s}"]
+    return []
+
+
 def judge(kind, serial, status):
     if status in (2, 124, 125):
         return [f"hvrun status {status}"]
@@ -137,7 +154,7 @@ def judge(kind, serial, status):
         elif not (int(m[2]) >= 1 and int(m[3]) >= 3 and int(m[4]) >= 1):
             bad.append(f"pv counts: upcalls {m[1]} acks {m[2]} stale {m[3]} timeouts {m[4]} "
                        "(want >= 1 ack, 3 stale, 1 timeout)")
-        return bad
+        return bad + pvabi_vprof(serial)
     if kind == "triple":
         bad = [] if "triple:" in serial else ["no 'triple:' line"]
         bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \
