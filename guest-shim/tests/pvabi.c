@@ -10,6 +10,8 @@
  *    a duplicate is stale again;
  *  - an upcall never acked costs only the grace period: vCPU 0 loses the
  *    pCPU about sa_grace_us after the upcall, and the page says not pending;
+ *  - an ack with block and nothing pending blocks vCPU 0 until its LAPIC
+ *    timer (armed 5 ms ahead) fires; the blocked time is not steal;
  *  - HC_SCHED_SLEEP: 1 at once when an interrupt is pending (cancel-if-
  *    pending), else a sleep that its timeout ends.
  * run_hv.py also checks the hypervisor's summary (stale acks and timeouts
@@ -44,6 +46,12 @@ static volatile bool ack_in_handler = true;
 static volatile long r_badop, r_stale, r_yield, r_dup;
 static volatile uint32_t pend_before, pend_after_stale, pend_after, ack_seq;
 static volatile uint64_t steal_moved;
+/* Ack with block from the handler of the next SA upcall once set. */
+#define VEC_TIMER 0x44
+static volatile bool block_in_handler;
+static volatile long r_block = -9999;
+static volatile uint64_t block_us, block_steal_us;
+static volatile uint32_t block_timer_irqs;
 
 static long call(unsigned long nr, unsigned long a0, unsigned long a1);
 
@@ -77,6 +85,19 @@ static void upcall(unsigned vec)
 		steal_moved = page.steal_ns - s0;   /* descheduled, runnable meanwhile */
 		pend_after = page.sa_pending;
 		r_dup = call(HC_SCHED_SA_ACK, HV_SA_ACK_YIELD, sa_seq);
+	} else if (block_in_handler) {
+		uint64_t t0 = rdtsc(), st0 = page.steal_ns;
+		uint32_t irr = 0x200 + (VEC_TIMER / 32) * 0x10;
+
+		block_in_handler = false;
+		apic_write(APIC_TDCR, 0xb);
+		apic_write(APIC_LVT_TIMER, VEC_TIMER);
+		apic_write(APIC_TMICT, 5000000);   /* 5 ms at 1 ns per count */
+		r_block = call(HC_SCHED_SA_ACK, HV_SA_ACK_BLOCK, sa_seq);
+		block_us = (rdtsc() - t0) * 1000 / tsc_khz;
+		block_steal_us = (page.steal_ns - st0) / 1000;
+		/* IF=0 in this handler: the timer that ended the block waits in IRR. */
+		block_timer_irqs = (apic_read(irr) >> (VEC_TIMER % 32)) & 1;
 	}
 	sa_count++;
 }
@@ -168,6 +189,23 @@ static void check_no_ack(void)
 		   (unsigned long long)(gap * 1000 / tsc_khz), page.sa_pending);
 }
 
+static void check_ack_block(void)
+{
+	uint32_t n = sa_count + 1;
+
+	block_in_handler = true;
+	if (!test_check("upcall_3", wait_sa(n), "%u SA upcalls", sa_count))
+		return;
+	/* Blocked (not runnable: no steal) until the timer, then maybe waiting
+	 * for vCPU 1's slice (steal). */
+	test_check("ack_block", r_block == 0 && block_timer_irqs == 1 &&
+		   block_us - block_steal_us >= 4000,
+		   "-> %ld after %llu us (timer 5000 us, in IRR %u), of which steal %llu us", r_block,
+		   (unsigned long long)block_us, block_timer_irqs,
+		   (unsigned long long)block_steal_us);
+	apic_timer_stop();
+}
+
 static void self_irq(unsigned vec)
 {
 }
@@ -210,6 +248,8 @@ void test_main(void)
 	test_check("ap_counting", wait_count(&ap_count, 1, 500), "count %u", ap_count);
 	check_acks();
 	check_no_ack();
+	irq_set_handler(VEC_TIMER, self_irq);
+	check_ack_block();
 	check_sleep();
 	con_printf("pvabi: balloon_mode %u credit_left_ns %lld steal_ns %llu\n", page.balloon_mode,
 		   (long long)page.credit_left_ns, (unsigned long long)page.steal_ns);

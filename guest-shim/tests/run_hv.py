@@ -120,7 +120,8 @@ def pvabi_vprof(serial):
     s = analysis.pv_events(dumps[-1]).get(0)
     if not s:
         return ["vprof: no PV events for vcpu0"]
-    if not (s["upcalls"] >= 2 and s["acks"].get("yield", 0) >= 1 and s["stale"] >= 3 and
+    if not (s["upcalls"] >= 3 and s["acks"].get("yield", 0) >= 1 and
+            s["acks"].get("block", 0) >= 1 and s["stale"] >= 3 and
             s["timeouts"] >= 1 and s["ack_ns"] and s["sleep_cancels"] >= 1 and s["sleeps"] >= 1):
         return [f"vprof pv events for vcpu0: {s}"]
     return []
