@@ -3,7 +3,8 @@
 # and the per-decision cost benchmark (make bench-sched). See docs/sched.md.
 SCHED_SRCS   := $(sort $(wildcard hv/sched/*.c))
 SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
-                tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c
+                tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c \
+                tools/sim/pvglue.c
 HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched \
