@@ -8,6 +8,7 @@
 #include "log.h"
 #include "trace/vprof.h"
 #include "vmx/exit_reasons.h"
+#include "abi.h"
 
 enum step { NEED_TIME, LEFT_CPU, YIELDED };
 
@@ -228,8 +229,10 @@ static struct sim_vcpu *wake_target(struct sim *s, struct sim_thread *t)
 
 	if (!vm->gbal || t->cls == TC_BALLOON || idle_target(s, prev))
 		return prev;
-	if (vm->irs && prev->cur && prev->cur->migrated && !pv_preempted(prev))
+	if (vm->irs && prev->cur && prev->cur->migrated && !pv_preempted(prev)) {
+		prev->fig4 = true;
 		return prev;
+	}
 	for (int i = 1; i < vm->nvcpus; i++) {
 		struct sim_vcpu *u = &s->vcpu[vm->first_vcpu + (prev->id + i) % vm->nvcpus];
 
@@ -276,7 +279,7 @@ static void make_ready(struct sim *s, struct sim_thread *t)
 		 * queued and the mode is NWC; otherwise place_entity clamps it. */
 		bool keep = vm->balloon == 2 && t->cls == TC_IO && b &&
 			    (b->state == T_READY || b->state == T_RUNNING) &&
-			    pv_balloon_mode(v) == 1;
+			    pv_balloon_mode(v) == HV_BALLOON_NWC;
 
 		cfs_update_min(s, v);
 		if (!keep)
@@ -566,7 +569,7 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 		at = s->now + MAX(MIN(t->spin_left, t->ple_left), (stime_t)0);
 	}
 	if (t && v->rq_head && !v->in_handler) {
-		if (cfs_preempts(s, v) || (t->migrated && s->vm[v->vm].irs))
+		if (cfs_preempts(s, v) || (v->fig4 && t->migrated))
 			at = s->now;
 		else
 			at = MIN(at, MAX(v->gslice_end, s->now));
@@ -624,8 +627,16 @@ void guest_balance_tick(struct sim *s)
 	for (int i = 0; i < s->nvcpus; i++) {
 		struct sim_vcpu *v = &s->vcpu[i];
 
-		if (!s->vm[v->vm].gbal || v->pcpu < 0 || v->sv.state != SCHED_RUNNING ||
-		    v->in_handler)
+		if (!s->vm[v->vm].gbal || v->in_handler)
+			continue;
+		/* NOHZ idle balancing: a busy vCPU's tick kicks a halted sibling
+		 * (IPI), which pulls a queued thread (nohz_balancer_kick). */
+		if (v->sv.state == SCHED_BLOCKED && guest_idle(v)) {
+			if (guest_pull(s, v, 2))
+				sched_wake(&v->sv, s->now);
+			continue;
+		}
+		if (v->pcpu < 0 || v->sv.state != SCHED_RUNNING)
 			continue;
 		guest_sync(s, v);
 		if (guest_pull(s, v, 2))
@@ -684,7 +695,7 @@ static void sa_finish(struct sim *s, struct sim_vcpu *v)
 			v->sa_nomove++;
 		}
 	}
-	op = !v->cur && !v->rq_head ? SIM_ACK_BLOCK : SIM_ACK_YIELD;
+	op = !v->cur && !v->rq_head ? HV_SA_ACK_BLOCK : HV_SA_ACK_YIELD;
 	guest_trace_exit(s, v, EXIT_REASON_VMCALL);
 	if (pv_sa_ack(s, v, op, v->hnd_seq)) {
 		v->sa_stale++;             /* late: already preempted meanwhile */
@@ -695,7 +706,7 @@ static void sa_finish(struct sim *s, struct sim_vcpu *v)
 	st.time[SCHED_RUNNING] -= v->sa_inj_run;
 	v->sa_lat_sum += st.time[SCHED_RUNNING];
 	v->sa_lat_max = MAX(v->sa_lat_max, st.time[SCHED_RUNNING]);
-	if (op == SIM_ACK_BLOCK)
+	if (op == HV_SA_ACK_BLOCK)
 		v->sa_ack_block++;
 	else
 		v->sa_ack_yield++;
@@ -711,16 +722,16 @@ static void take_irq(struct sim *s, struct sim_vcpu *v)
 
 	v->irq_pending = false;
 	r = pv_take_reasons(v);
-	if ((r & SIM_UPCALL_SA) && vm->irs && !v->in_handler) {
+	if ((r & HV_UPCALL_SA) && vm->irs && !v->in_handler) {
 		v->in_handler = true;
 		v->hnd_left = vm->ack_lat;
 		v->hnd_seq = pv_sa_seq(v);
 	}
-	if ((r & SIM_UPCALL_BALLOON) && v->balloon) {
+	if ((r & HV_UPCALL_BALLOON_MODE) && v->balloon) {
 		vm->nmode_switch++;
 		/* NWC wakes the balloon off balloon_queue (seed 004 Fig. 6 step 3);
 		 * WC: it blocks when it next runs. */
-		if (pv_balloon_mode(v) == 1 && v->balloon->state == T_BLOCKED)
+		if (pv_balloon_mode(v) == HV_BALLOON_NWC && v->balloon->state == T_BLOCKED)
 			make_ready(s, v->balloon);
 	}
 }
@@ -746,7 +757,7 @@ static bool balloon_step(struct sim *s, struct sim_vcpu *v)
 {
 	struct sim_thread *b = v->balloon;
 
-	if (pv_balloon_mode(v) != 1) {
+	if (pv_balloon_mode(v) != HV_BALLOON_NWC) {
 		b->state = T_BLOCKED;
 		v->cur = NULL;
 		return false;
@@ -806,10 +817,11 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 		enum step r;
 
 		if (v->cur && v->rq_head &&
-		    (s->now >= v->gslice_end || cfs_preempts(s, v) || (v->cur->migrated && vm->irs)) &&
+		    (s->now >= v->gslice_end || cfs_preempts(s, v) || (v->fig4 && v->cur->migrated)) &&
 		    (v->cur->state == T_RUNNING || v->cur->state == T_WAIT_SPIN)) {
 			v->cur->state = T_READY;       /* guest time slice over / preempted */
 			v->cur->migrated = false;
+			v->fig4 = false;
 			rq_push(v, v->cur);
 			v->cur = NULL;
 		}

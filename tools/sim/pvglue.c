@@ -8,6 +8,8 @@
 #include "sim.h"
 #include "log.h"
 #include "errno.h"
+#include "abi.h"
+#include "sched/policy.h"
 
 #define ESTALE_RC (-116)   /* -ESTALE, the contract's stale-ack result */
 
@@ -53,16 +55,20 @@ void pv_register(struct sim *s, struct sim_vcpu *v)
 		sched_sa_register(&v->sv, SIM_UPCALL_VECTOR);
 }
 
-/* The receiver's xchg(&reasons, 0). Until hv/sched writes `reasons` (PV ABI
- * v1), an upcall with sa_pending set is an SA upcall. */
+/* The receiver's xchg(&reasons, 0). Until hv/sched sets HV_UPCALL_SA
+ * itself, a pending SA upcall is recognised by sa_pending. */
 uint32_t pv_take_reasons(struct sim_vcpu *v)
 {
-	return v->shp.sa_pending ? SIM_UPCALL_SA : 0;
+	uint32_t r = __atomic_exchange_n(&v->shp.reasons, 0, __ATOMIC_SEQ_CST);
+
+	if (v->shp.sa_pending)
+		r |= HV_UPCALL_SA;
+	return r;
 }
 
 uint32_t pv_sa_seq(const struct sim_vcpu *v)
 {
-	return 0;
+	return READ_ONCE(v->shp.sa_seq);
 }
 
 /*
@@ -76,7 +82,7 @@ int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq)
 	if (!(v->sv.flags & SCHED_VF_SA_PEND))
 		return ESTALE_RC;
 	sched_sa_ack(&v->sv, s->now);
-	if (op == SIM_ACK_BLOCK)
+	if (op == HV_SA_ACK_BLOCK)
 		sched_block(&v->sv, s->now);
 	else
 		sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_SA, s->now);
@@ -109,7 +115,33 @@ uint32_t pv_balloon_mode(const struct sim_vcpu *v)
 	return READ_ONCE(v->shp.balloon_mode);
 }
 
-/* Periodic hook of the simulated machine (every guest balance tick). */
+/*
+ * STAND-IN until hv/sched decides the balloon mode itself (helper pvabi):
+ * seed 004 §4.3, WC when the VM may consume CPU on all its vCPUs until the
+ * next refill without being capped or going OVER (policy vm_budget), else
+ * NWC; on a change the mode is written and the upcall raised, as the
+ * contract says the hypervisor does. Called every guest balance tick.
+ */
 void pv_period(struct sim *s)
 {
+	for (int i = 0; i < s->nvms; i++) {
+		struct sim_vm *vm = &s->vm[i];
+		stime_t refill = 0, left;
+		uint32_t mode;
+
+		if (!vm->balloon || !sched_sys.ops->vm_budget)
+			continue;
+		left = sched_sys.ops->vm_budget(&vm->sv, s->now, &refill);
+		mode = left >= (refill - s->now) * vm->nvcpus ? HV_BALLOON_WC : HV_BALLOON_NWC;
+		for (int j = 0; j < vm->nvcpus; j++) {
+			struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
+
+			v->shp.credit_left_ns = left;
+			if (v->shp.balloon_mode == mode)
+				continue;
+			v->shp.balloon_mode = mode;
+			v->shp.reasons |= HV_UPCALL_BALLOON_MODE;
+			pv_inject(s, &v->sv, SIM_UPCALL_VECTOR);
+		}
+	}
 }

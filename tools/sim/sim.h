@@ -112,6 +112,7 @@ struct sim_vcpu {
 	struct sched_shared_page shp;
 	bool irq_pending;         /* an injected vector not yet taken by the guest */
 	bool in_handler;          /* running the SA receiver (Alg. 2 context switcher) */
+	bool fig4;                /* a waker chose to preempt the migrated current task */
 	stime_t hnd_left;         /* handler time still to run */
 	uint32_t hnd_seq;         /* the upcall's seq being answered */
 	stime_t sa_inj_run;       /* RUNNING total at injection (guest-time latency) */
@@ -226,8 +227,6 @@ bool pv_preempted(const struct sim_vcpu *v);
 uint32_t pv_balloon_mode(const struct sim_vcpu *v);
 void pv_period(struct sim *s);
 #define SIM_UPCALL_VECTOR 0xf3   /* Linux HYPERVISOR_CALLBACK_VECTOR */
-enum { SIM_ACK_YIELD = 0, SIM_ACK_BLOCK = 1 };            /* HC_SCHED_SA_ACK op */
-enum { SIM_UPCALL_SA = 1u << 0, SIM_UPCALL_BALLOON = 1u << 1 };   /* reasons */
 /* guest.c, the PV guest model */
 void guest_irq(struct sim *s, struct sim_vcpu *v);
 void guest_balance_tick(struct sim *s);
