@@ -224,6 +224,8 @@ void sim_run(struct sim *s)
 		}
 		if (!simq_pop(&s->q, &e))
 			break;
+		if (e.t > s->now && guest_swc_idle(s))
+			s->swc_idle += e.t - s->now;
 		s->now = e.t;
 		s->nevents++;
 		sim_dispatch(s, &e);

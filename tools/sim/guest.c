@@ -425,8 +425,10 @@ static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op,
 	return wait_begin(t, op, ple_spin(s, &s->vcpu[t->vcpu]));
 }
 
-static void io_record(struct sim_thread *t, stime_t lat)
+static void io_record(struct sim *s, struct sim_thread *t, stime_t lat)
 {
+	if (s->now < s->warmup)
+		return;
 	if (t->nio_lat == t->cap_io_lat) {
 		t->cap_io_lat = t->cap_io_lat * 2 + 1024;
 		t->io_lat = realloc(t->io_lat, t->cap_io_lat * sizeof(*t->io_lat));
@@ -500,7 +502,7 @@ static enum step thread_step(struct sim *s, struct sim_thread *t)
 				}
 				t->io_fired = tick;
 			}
-			io_record(t, s->now - t->io_fired);
+			io_record(s, t, s->now - t->io_fired);
 			t->io_fired = 0;
 			t->pc++;
 			break;
@@ -921,4 +923,27 @@ void guest_add_balloons(struct sim *s)
 	for (int i = 0; i < s->nthr; i++)
 		if (s->thr[i].cls == TC_BALLOON)
 			s->vcpu[s->thr[i].vcpu].balloon = &s->thr[i];
+}
+
+/* The host is not work-conserving right now because of a balloon: a pCPU
+ * is idle while a ballooning vCPU sleeps with a thread other than its
+ * balloon queued (seed 004 §4.3 "Robustness", point 4). */
+bool guest_swc_idle(const struct sim *s)
+{
+	bool idle = false;
+
+	for (int i = 0; i < s->npcpus && !idle; i++)
+		idle = s->pcpu[i].running < 0;
+	if (!idle)
+		return false;
+	for (int i = 0; i < s->nvcpus; i++) {
+		const struct sim_vcpu *v = &s->vcpu[i];
+
+		if (!v->balloon_asleep)
+			continue;
+		for (const struct sim_thread *t = v->rq_head; t; t = t->next)
+			if (t->cls != TC_BALLOON)
+				return true;
+	}
+	return false;
 }

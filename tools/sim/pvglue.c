@@ -5,6 +5,7 @@
  * upcall (seed 000 Alg. 1-2) and the CPU balloon (seed 004 §4.3) goes
  * through this file, so a change of hv/sched's entry points is one edit
  * here and nowhere else. */
+#include <stdlib.h>
 #include "sim.h"
 #include "log.h"
 #include "errno.h"
@@ -132,7 +133,8 @@ void pv_period(struct sim *s)
 		if (!vm->balloon || !sched_sys.ops->vm_budget)
 			continue;
 		left = sched_sys.ops->vm_budget(&vm->sv, s->now, &refill);
-		mode = left >= (refill - s->now) * vm->nvcpus ? HV_BALLOON_WC : HV_BALLOON_NWC;
+		mode = left > 0 && left >= (refill - s->now) * vm->nvcpus ? HV_BALLOON_WC
+									    : HV_BALLOON_NWC;
 		for (int j = 0; j < vm->nvcpus; j++) {
 			struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
 

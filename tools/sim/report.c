@@ -91,7 +91,7 @@ static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 	uint64_t hnd = 0, ay = 0, ab = 0, mig = 0, nomove = 0, stale = 0, nsl = 0, ncan = 0;
 	stime_t lsum = 0, lmax = 0, bsleep = 0, *lat = NULL;
 	size_t n = 0;
-	double p50 = 0, p99 = 0, pmax = 0, secs = NS2MS(s->end) / 1e3;
+	double p50 = 0, p99 = 0, pmax = 0, secs = NS2MS(s->end - MIN(s->warmup, s->end)) / 1e3;
 	uint64_t io = 0;
 
 	for (int j = 0; j < vm->nvcpus; j++) {
@@ -147,9 +147,10 @@ void sim_report(struct sim *s, FILE *f)
 
 		idle += NS2MS(p->idle_time + (p->curr ? 0 : s->end - p->idle_since));
 	}
-	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f\n",
+	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f "
+		"swc_idle_ms=%.3f\n",
 		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end),
-		(unsigned long long)s->nevents, idle);
+		(unsigned long long)s->nevents, idle, NS2MS(s->swc_idle));
 	{
 		/* Co-scheduling metrics (seed 003 §VI): operations per second,
 		 * scheduling fragments (context switches), launch-to-sibling-start

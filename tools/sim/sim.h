@@ -175,6 +175,7 @@ struct sim {
 	uint64_t seed, rng;
 	stime_t kick_lat, gslice;
 	stime_t gbal_period;      /* guest periodic load balancing (`guest_balance`) */
+	stime_t warmup;           /* I/O latencies are recorded from then on (`warmup`) */
 	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */
 	/* Memory contention (`memory alpha=A free=F`): a memory-bound compute
 	 * burst progresses at 1 / (1 + A * max(0, n - F)) of full speed while n
@@ -193,6 +194,7 @@ struct sim {
 	struct { int vm, lo, hi, clo, chi; } *pins; int npins;
 	struct sim_eventq q;
 	uint64_t nevents;
+	stime_t swc_idle;         /* pCPU idle while a ballooning vCPU sleeps with work queued */
 	bool all_done;
 	bool trace;               /* vProfile records (hvsim -t) */
 	struct sched_platform plat;
@@ -233,6 +235,7 @@ void guest_balance_tick(struct sim *s);
 void guest_sleep_timeout(struct sim *s, struct sim_vcpu *v);
 void guest_resumed(struct sim *s, struct sim_vcpu *v);
 void guest_add_balloons(struct sim *s);
+bool guest_swc_idle(const struct sim *s);
 /* report.c */
 void sim_report(struct sim *s, FILE *f);
 struct sim_vm *sim_vm_find(struct sim *s, const char *name);

@@ -432,6 +432,8 @@ static int parse_line(struct pctx *c, char **tok, int n)
 	}
 	if (!strcmp(tok[0], "ple") && n == 2)
 		return parse_time(tok[1], &s->ple) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "warmup") && n == 2)
+		return parse_time(tok[1], &s->warmup) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "guest_balance") && n == 2)
 		return parse_time(tok[1], &s->gbal_period) || !s->gbal_period ?
 			perr(c, "bad time", tok[1]) : 0;
