@@ -112,8 +112,18 @@ def irs_print(rows):
           "with interference and may turn into losses at 4-inter; ack 20-26 us")
 
 
+# Known gap (docs/sched.md "IRS"): reported as XFAIL, XPASS once it holds.
+IRS_GAPS = {
+    "spin": "with every vCPU contended the hogs' slices line up: all four vCPUs get the upcall "
+            "in the same instant, so the migrator can only move threads onto siblings that are "
+            "being preempted too; vCPUs that acked block are re-woken later and wait behind "
+            "the hogs' 30 ms slices (wake-up latency ~60 ms), while spinning waiters burn CPU",
+}
+
+
 def irs_check(rows):
-    bad = []
+    """(failures, expected failures)."""
+    bad, gaps = [], []
     for r in rows:
         tag = f"{r['grain']} {r['sync']} {r['k']}-inter"
         if r["sync"] == "block" and r["k"] == 1 and r["upcalls"] > 0 and \
@@ -123,14 +133,20 @@ def irs_check(rows):
         if r["sync"] == "block" and r["k"] == 1 and r["upcalls"] == 0 and \
                 r["irs"] > 1.01 * min(r["vanilla"], r["pv"]):
             bad.append(f"{tag}: no upcall, yet IRS {r['irs']:.0f} ms is >1% behind the baselines")
-        if r["sync"] == "block" and r["k"] == 4 and r["irs"] > 1.05 * r["vanilla"]:
-            bad.append(f"{tag}: IRS {r['irs']:.0f} ms more than 5% below vanilla "
-                       f"{r['vanilla']:.0f}")
+        if r["k"] == 4:
+            msg = (f"{tag}: IRS {r['irs']:.0f} ms vs vanilla {r['vanilla']:.0f} ms "
+                   "(at most 5% slower)")
+            ok = r["irs"] <= 1.05 * r["vanilla"]
+            if r["sync"] in IRS_GAPS:
+                gaps.append(("XPASS " if ok else "XFAIL ") + msg +
+                            ("" if ok else f" [known gap: {IRS_GAPS[r['sync']]}]"))
+            elif not ok:
+                bad.append(msg)
         if r["upcalls"] and r["lat_max"] > 500:
             bad.append(f"{tag}: ack latency {r['lat_max']:.0f} us beyond the 500 us grace")
     if not any(r["sync"] == "block" and r["k"] == 1 and r["upcalls"] > 0 for r in rows):
         bad.append("no blocking 1-inter scenario sent an SA upcall: nothing was tested")
-    return bad
+    return bad, gaps
 
 
 # ---- balloon (seed 004) -----------------------------------------------------
@@ -254,7 +270,10 @@ def main():
     if a.only in (None, "irs"):
         rows = irs_rows(a.hvsim, seeds)
         irs_print(rows)
-        bad += irs_check(rows)
+        b, gaps = irs_check(rows)
+        bad += b
+        for g in gaps:
+            print(g)
     if a.only in (None, "balloon"):
         rows = bal_rows(a.hvsim, seeds, "10s" if a.quick else "30s")
         bal_print(rows)
