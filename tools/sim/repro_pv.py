@@ -211,10 +211,10 @@ def bal_print(rows):
 
 # Known gaps (docs/sched.md "Balloon"): checks that fail with the real policy
 # and the model as they are; reported as XFAIL (and XPASS once they hold).
-SHARE_GAP = ("while both VMs are NWC (each refill: budget 15 ms < 30 ms left on the one pCPU) "
-             "their balloons sleep and the pCPU idles; while both are WC their hogs keep the "
-             "vCPUs RUNNABLE, so an I/O wake-up waits behind the other VM's slice (no BOOST "
-             "for a runnable vCPU)")
+SHARE_GAP = ("both VMs are NWC at each refill (budget 15 ms < 30 ms left on the one pCPU), "
+             "so both balloons sleep and the pCPU idles with hogs queued; when one VM turns WC, "
+             "its vCPU (woken from the balloon sleep, so BOOST) runs its hog at BOOST until the "
+             "next credit tick, and the other VM's I/O wake-up, BOOST too, cannot preempt it")
 DYN_GAP = ("dynamic priority (§4.5) lets compute run during NWC at its CFS share against the "
            "balloon, whose vruntime grows with its sleep: the VM overshoots its cap and is "
            "parked before the refill")
