@@ -91,7 +91,7 @@ int sim_setup(struct sim *s)
 	s->rng = s->seed * 0x9e3779b97f4a7c15ULL | 1;
 	s->plat = (struct sched_platform){ .ctx = s, .now = plat_now, .timer_arm = plat_timer_arm,
 					   .kick = plat_kick, .inject = pv_inject,
-					   .shared_page = pv_shared_page };
+					   .shared_page = pv_shared_page, .irq_pending = pv_irq_pending };
 	sched_platform_set(&s->plat);
 	if (sim_apply_options(s) || sched_init(s->policy))
 		return -1;
@@ -124,7 +124,7 @@ int sim_setup(struct sim *s)
 	guest_add_balloons(s);
 	guest_start(s);
 	for (int i = 0; i < s->nvms; i++)
-		if (s->vm[i].gbal || s->vm[i].balloon) {
+		if (s->vm[i].gbal) {
 			simq_push(&s->q, s->gbal_period, EV_GBAL, 0, 0);
 			break;
 		}
@@ -199,10 +199,6 @@ static void sim_dispatch(struct sim *s, const struct sim_event *e)
 		return;
 	case EV_GBAL:
 		guest_balance_tick(s);
-		return;
-	case EV_SLEEP_TO:
-		if (e->gen == s->vcpu[e->idx].sleep_gen)
-			guest_sleep_timeout(s, &s->vcpu[e->idx]);
 		return;
 	case EV_THREAD_WAKE:
 		if (e->gen == s->thr[e->idx].wake_gen)

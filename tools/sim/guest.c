@@ -625,7 +625,6 @@ static bool guest_pull(struct sim *s, struct sim_vcpu *v, int min_gap)
  * more threads. */
 void guest_balance_tick(struct sim *s)
 {
-	pv_period(s);
 	for (int i = 0; i < s->nvcpus; i++) {
 		struct sim_vcpu *v = &s->vcpu[i];
 
@@ -776,12 +775,6 @@ static bool balloon_step(struct sim *s, struct sim_vcpu *v)
 	v->sleep_since = s->now;
 	engine_resched(s, v->pcpu);
 	return true;
-}
-
-void guest_sleep_timeout(struct sim *s, struct sim_vcpu *v)
-{
-	if (v->balloon_asleep)
-		sched_wake(&v->sv, s->now);
 }
 
 /* v runs again after being off its pCPU: charge the gap to the current

@@ -10,7 +10,6 @@
 #include "log.h"
 #include "errno.h"
 #include "abi.h"
-#include "sched/policy.h"
 
 #define ESTALE_RC (-116)   /* -ESTALE, the contract's stale-ack result */
 
@@ -45,6 +44,13 @@ void pv_inject(void *ctx, struct sched_vcpu *sv, uint8_t vector)
 	simq_push(&s->q, s->now, EV_IRQ, v->idx, 0);
 }
 
+/* platform.h irq_pending: an injected vector the guest has not taken yet
+ * (cancel-if-pending of the balloon sleep, the SA block ack). */
+bool pv_irq_pending(void *ctx, struct sched_vcpu *sv)
+{
+	return READ_ONCE(sim_v(sv)->irq_pending);
+}
+
 /* HC_SCHED_SHARED_PAGE + HC_SCHED_SA_REGISTER at guest boot (Linux's
  * kvm_guest_init allocates HYPERVISOR_CALLBACK_VECTOR): VMs whose guest runs
  * the IRS receiver or the balloon. */
@@ -52,19 +58,16 @@ void pv_register(struct sim *s, struct sim_vcpu *v)
 {
 	struct sim_vm *vm = &s->vm[v->vm];
 
-	if (vm->irs || vm->balloon)
-		sched_sa_register(&v->sv, SIM_UPCALL_VECTOR);
+	if (!vm->irs && !vm->balloon)
+		return;
+	sched_shared_page_init(&v->sv, s->now);
+	sched_sa_register(&v->sv, SIM_UPCALL_VECTOR);
 }
 
-/* The receiver's xchg(&reasons, 0). Until hv/sched sets HV_UPCALL_SA
- * itself, a pending SA upcall is recognised by sa_pending. */
+/* The receiver's xchg(&reasons, 0). */
 uint32_t pv_take_reasons(struct sim_vcpu *v)
 {
-	uint32_t r = __atomic_exchange_n(&v->shp.reasons, 0, __ATOMIC_SEQ_CST);
-
-	if (v->shp.sa_pending)
-		r |= HV_UPCALL_SA;
-	return r;
+	return __atomic_exchange_n(&v->shp.reasons, 0, __ATOMIC_SEQ_CST);
 }
 
 uint32_t pv_sa_seq(const struct sim_vcpu *v)
@@ -73,20 +76,21 @@ uint32_t pv_sa_seq(const struct sim_vcpu *v)
 }
 
 /*
- * HC_SCHED_SA_ACK op, seq (seed 000 Alg. 1 line 15), then the deschedule the
- * ack stands for: yield leaves v RUNNABLE, block makes it BLOCKED as HLT
- * would. Returns 0 or -ESTALE when no upcall is pending (the guest then
- * carries on as if it had never been notified). The caller reschedules.
+ * HC_SCHED_SA_ACK op, seq (seed 000 Alg. 1 line 15) and the deschedule the
+ * ack stands for: yield leaves v RUNNABLE; block makes it BLOCKED as HLT
+ * would when no interrupt is pending (hv/sched returns 1: the platform, here
+ * the guest model, performs the HLT). Returns 0, or -ESTALE when the upcall
+ * is no longer pending (the guest then carries on as if never notified).
+ * The caller reschedules.
  */
 int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq)
 {
-	if (!(v->sv.flags & SCHED_VF_SA_PEND))
-		return ESTALE_RC;
-	sched_sa_ack(&v->sv, s->now);
-	if (op == HV_SA_ACK_BLOCK)
+	int rc = sched_sa_ack(&v->sv, (unsigned)op, seq, s->now);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
 		sched_block(&v->sv, s->now);
-	else
-		sched_vcpu_yield(&v->sv, NULL, SCHED_YIELD_SA, s->now);
 	return 0;
 }
 
@@ -97,12 +101,7 @@ int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq)
  */
 int pv_sleep(struct sim *s, struct sim_vcpu *v, stime_t timeout)
 {
-	if (v->irq_pending)
-		return 1;
-	sched_sleep(&v->sv, s->now);
-	if (timeout > 0)
-		simq_push(&s->q, s->now + timeout, EV_SLEEP_TO, v->idx, ++v->sleep_gen);
-	return 0;
+	return sched_sleep(&v->sv, timeout, s->now);
 }
 
 /* vcpu_is_preempted() / steal time as the guest reads them. */
@@ -114,36 +113,4 @@ bool pv_preempted(const struct sim_vcpu *v)
 uint32_t pv_balloon_mode(const struct sim_vcpu *v)
 {
 	return READ_ONCE(v->shp.balloon_mode);
-}
-
-/*
- * STAND-IN until hv/sched decides the balloon mode itself (helper pvabi):
- * seed 004 §4.3, WC when the VM may consume CPU on all its vCPUs until the
- * next refill without being capped or going OVER (policy vm_budget), else
- * NWC; on a change the mode is written and the upcall raised, as the
- * contract says the hypervisor does. Called every guest balance tick.
- */
-void pv_period(struct sim *s)
-{
-	for (int i = 0; i < s->nvms; i++) {
-		struct sim_vm *vm = &s->vm[i];
-		stime_t refill = 0, left;
-		uint32_t mode;
-
-		if (!vm->balloon || !sched_sys.ops->vm_budget)
-			continue;
-		left = sched_sys.ops->vm_budget(&vm->sv, s->now, &refill);
-		mode = left > 0 && left >= (refill - s->now) * vm->nvcpus ? HV_BALLOON_WC
-									    : HV_BALLOON_NWC;
-		for (int j = 0; j < vm->nvcpus; j++) {
-			struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
-
-			v->shp.credit_left_ns = left;
-			if (v->shp.balloon_mode == mode)
-				continue;
-			v->shp.balloon_mode = mode;
-			v->shp.reasons |= HV_UPCALL_BALLOON_MODE;
-			pv_inject(s, &v->sv, SIM_UPCALL_VECTOR);
-		}
-	}
 }

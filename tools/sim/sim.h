@@ -11,8 +11,7 @@
 #define SIM_US(x) ((stime_t)((x) * 1000.0))
 
 /* ---- event queue ---- */
-enum sim_ev { EV_TIMER, EV_KICK, EV_GUEST, EV_THREAD_WAKE, EV_IRQ, EV_GBAL, EV_SLEEP_TO,
-	      EV_END };
+enum sim_ev { EV_TIMER, EV_KICK, EV_GUEST, EV_THREAD_WAKE, EV_IRQ, EV_GBAL, EV_END };
 
 struct sim_event {
 	stime_t t;
@@ -121,7 +120,6 @@ struct sim_vcpu {
 	struct sim_thread *balloon;   /* this vCPU's balloon thread (VMs with `balloon=`) */
 	bool balloon_asleep;      /* vCPU is in HC_SCHED_SLEEP on behalf of the balloon */
 	stime_t sleep_since;
-	uint64_t sleep_gen;
 	uint64_t nsleep, nsleep_cancel;
 	stime_t bal_sleep_ns;
 };
@@ -227,12 +225,11 @@ int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq);
 int pv_sleep(struct sim *s, struct sim_vcpu *v, stime_t timeout);
 bool pv_preempted(const struct sim_vcpu *v);
 uint32_t pv_balloon_mode(const struct sim_vcpu *v);
-void pv_period(struct sim *s);
+bool pv_irq_pending(void *ctx, struct sched_vcpu *v);
 #define SIM_UPCALL_VECTOR 0xf3   /* Linux HYPERVISOR_CALLBACK_VECTOR */
 /* guest.c, the PV guest model */
 void guest_irq(struct sim *s, struct sim_vcpu *v);
 void guest_balance_tick(struct sim *s);
-void guest_sleep_timeout(struct sim *s, struct sim_vcpu *v);
 void guest_resumed(struct sim *s, struct sim_vcpu *v);
 void guest_add_balloons(struct sim *s);
 bool guest_swc_idle(const struct sim *s);
