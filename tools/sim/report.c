@@ -38,7 +38,8 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 	fprintf(f, "vcpu vm=%s id=%d running_ms=%.3f runnable_ms=%.3f blocked_ms=%.3f "
 		"offline_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu block=%llu wake=%llu "
 		"migrate=%llu lhp=%llu lwp=%llu wake_lat_max_us=%.1f wake_lat_avg_us=%.1f "
-		"delayed=%llu dp_delay_us=%.1f yield_to=%llu ple_window=%u\n",
+		"delayed=%llu dp_delay_us=%.1f yield_to=%llu ple_window=%u sa_ack_block=%llu "
+		"hcalls=%llu\n",
 		s->vm[v->vm].name, v->id, NS2MS(st->time[SCHED_RUNNING]),
 		NS2MS(st->time[SCHED_RUNNABLE]), NS2MS(st->time[SCHED_BLOCKED]),
 		NS2MS(st->time[SCHED_OFFLINE]), NS2MS(v->spin_time),
@@ -48,7 +49,9 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 		(unsigned long long)v->lwp, (double)st->wake_lat_max / 1e3,
 		st->nwake_lat ? (double)st->wake_lat_sum / (double)st->nwake_lat / 1e3 : 0.0,
 		(unsigned long long)st->ndelayed, (double)v->sv.dp_delay / 1e3,
-		(unsigned long long)st->nple_directed, v->sv.ple_window);
+		(unsigned long long)st->nple_directed, v->sv.ple_window,
+		(unsigned long long)v->sa_ack_block,
+		(unsigned long long)(v->nsleep + v->nsleep_cancel + v->sa_stale));
 }
 
 static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
@@ -88,7 +91,7 @@ static int cmp_stime(const void *a, const void *b)
  * latencies (p50/p99/max) and throughput. One `guest` line per VM. */
 static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 {
-	uint64_t hnd = 0, ay = 0, ab = 0, mig = 0, nomove = 0, stale = 0, nsl = 0, ncan = 0;
+	uint64_t hnd = 0, ay = 0, ab = 0, mig = 0, nomove = 0, stale = 0, nsl = 0, ncan = 0, tmo = 0;
 	stime_t lsum = 0, lmax = 0, bsleep = 0, *lat = NULL;
 	size_t n = 0;
 	double p50 = 0, p99 = 0, pmax = 0, secs = NS2MS(s->end - MIN(s->warmup, s->end)) / 1e3;
@@ -96,7 +99,10 @@ static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 
 	for (int j = 0; j < vm->nvcpus; j++) {
 		struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
+		struct sched_vcpu_stats st;
 
+		vcpu_stats(s, v, &st);
+		tmo += st.nsa_timeout;
 		hnd += v->sa_handled;
 		ay += v->sa_ack_yield;
 		ab += v->sa_ack_block;
@@ -124,13 +130,13 @@ static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 	}
 	free(lat);
 	fprintf(f, "guest vm=%s gmigrate=%llu sa_taken=%llu sa_ack_yield=%llu sa_ack_block=%llu "
-		"sa_stale=%llu sa_migrate=%llu sa_nomove=%llu ack_lat_avg_us=%.2f ack_lat_max_us=%.2f "
+		"sa_stale=%llu sa_timeout=%llu sa_migrate=%llu sa_nomove=%llu ack_lat_avg_us=%.2f ack_lat_max_us=%.2f "
 		"io_n=%llu io_per_s=%.1f io_p50_us=%.1f io_p99_us=%.1f io_max_us=%.1f "
 		"compute_ms=%.3f io_cpu_ms=%.3f balloon_sleep_ms=%.3f sleeps=%llu sleep_cancel=%llu "
 		"mode_upcalls=%llu\n",
 		vm->name, (unsigned long long)vm->gmigrate, (unsigned long long)hnd,
 		(unsigned long long)ay, (unsigned long long)ab, (unsigned long long)stale,
-		(unsigned long long)mig, (unsigned long long)nomove,
+		(unsigned long long)tmo, (unsigned long long)mig, (unsigned long long)nomove,
 		ay + ab ? (double)lsum / (double)(ay + ab) / 1e3 : 0.0, (double)lmax / 1e3,
 		(unsigned long long)io, secs > 0 ? (double)io / secs : 0.0, p50, p99, pmax,
 		NS2MS(vm->thr_cpu[TC_NORMAL]), NS2MS(vm->thr_cpu[TC_IO]), NS2MS(bsleep),
