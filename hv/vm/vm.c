@@ -256,6 +256,11 @@ void vm_print_exits(struct vm *vm)
 			st.time[SCHED_RUNNING] / 1000000, st.time[SCHED_RUNNABLE] / 1000000,
 			st.time[SCHED_BLOCKED] / 1000000, st.time[SCHED_OFFLINE] / 1000000,
 			st.npreempt, st.nyield, st.nwake, v->sv.pcpu, v->sv.flags);
+		if (st.nsa_upcall || st.nsa_stale || st.nsleep || st.nsleep_cancel)
+			pr_info("summary:   %s vcpu%u pv sa_upcall %lu ack_yield %lu ack_block %lu "
+				"stale %lu timeout %lu moot %lu sleep %lu sleep_cancel %lu\n",
+				vm->p.name, i, st.nsa_upcall, st.nsa_ack_yield, st.nsa_ack_block,
+				st.nsa_stale, st.nsa_timeout, st.nsa_moot, st.nsleep, st.nsleep_cancel);
 		kvm_pv_vcpu_print(v);
 	}
 }

@@ -207,3 +207,38 @@ def dp_delays(d):
         if kind == fmt.REC_EVENT and vm == d.vm and c == code:
             out.setdefault(vcpu, []).append((t, arg))
     return out
+
+
+SA_ACK_OPS = {0: "yield", 1: "block"}
+
+
+def pv_events(d):
+    """PV ABI v1 upcalls and balloon (docs/pv-abi.md) per vCPU of the
+    profiled VM: {vcpu: {"upcalls", "acks": {op: n}, "ack_ns": [latency],
+    "timeouts", "stale", "modes": [(t_ns, mode)], "sleeps", "sleep_cancels"}}.
+    VPE_SA_ACK's argument is op << 56 | ns from injection to the ack."""
+    ev = fmt.EV
+    out = {}
+    for t, arg, vm, vcpu, kind, c, pcpu in d.records:
+        if kind != fmt.REC_EVENT or vm != d.vm:
+            continue
+        s = out.setdefault(vcpu, {"upcalls": 0, "acks": {}, "ack_ns": [], "timeouts": 0,
+                                  "stale": 0, "modes": [], "sleeps": 0, "sleep_cancels": 0})
+        if c == ev["SA_UPCALL"]:
+            s["upcalls"] += 1
+        elif c == ev["SA_ACK"]:
+            op = SA_ACK_OPS.get(arg >> 56, f"op{arg >> 56}")
+            s["acks"][op] = s["acks"].get(op, 0) + 1
+            s["ack_ns"].append(arg & ((1 << 56) - 1))
+        elif c == ev["SA_TIMEOUT"]:
+            s["timeouts"] += 1
+        elif c == ev.get("SA_STALE"):
+            s["stale"] += 1
+        elif c == ev["BALLOON_MODE"]:
+            s["modes"].append((t, arg))
+        elif c == ev["BALLOON_SLEEP"]:
+            if arg:
+                s["sleep_cancels"] += 1
+            else:
+                s["sleeps"] += 1
+    return out
