@@ -59,10 +59,12 @@ static int trank(const struct sim *s, const struct sim_thread *t)
 
 static bool tbetter(const struct sim *s, const struct sim_thread *a, const struct sim_thread *b)
 {
-	int ra = trank(s, a), rb = trank(s, b);
+	int ra, rb;
 
 	if (!b)
 		return true;
+	ra = trank(s, a);
+	rb = trank(s, b);
 	return ra > rb || (ra == rb && a->vruntime < b->vruntime);
 }
 

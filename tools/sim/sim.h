@@ -85,7 +85,6 @@ struct sim_thread {
 	stime_t vruntime;         /* CFS-like guest scheduling (VMs with `guest=cfs`) */
 	stime_t io_next;          /* OP_IO_WAIT: next timer tick */
 	stime_t io_fired;         /* when the pending tick fired (latency origin) */
-	bool io_ready;            /* a tick fired while the thread was busy */
 	uint64_t io_done;         /* ticks served */
 	stime_t *io_lat; size_t nio_lat, cap_io_lat;   /* wake-up latencies (ns) */
 };
