@@ -500,6 +500,42 @@ START_TEST(test_balloon_mode)
 }
 END_TEST
 
+/* Registration writes every hypervisor field of the ABI v1 page; the
+ * constants are the contract's (docs/pv-abi.md). */
+START_TEST(test_shared_page_init)
+{
+	struct sched_vcpu *a;
+
+	ck_assert_int_eq(sched_option_set("sched_sa_limit_us", "750"), 0);
+	setup_machine(1, 1, true);
+	a = sched_at(0, 0);
+	memset(&fake_page, 0xa5, sizeof(fake_page));
+	fake_page.version = 4;
+	a->sa_seq = 9;
+	sched_shared_page_init(a, MS(1));
+	ck_assert_uint_eq(fake_page.abi_version, 1);
+	ck_assert_uint_eq(fake_page.sa_grace_us, 750);
+	ck_assert_uint_eq(fake_page.sa_seq, 9);
+	ck_assert_uint_eq(fake_page.sa_pending, 0);
+	ck_assert_uint_eq(fake_page.preempted, 0);
+	ck_assert_uint_eq(fake_page.balloon_mode, HV_BALLOON_WC);
+	ck_assert_uint_eq(fake_page.reserved[0] | fake_page.reserved[1], 0);
+	ck_assert_uint_eq(fake_page.reasons, 0xa5a5a5a5u);   /* the guest's field: untouched */
+	ck_assert_uint_eq(fake_page.version % 2, 0);
+	ck_assert_uint_gt(fake_page.version, 4);
+	/* PV ABI v1 numbers (never renumbered). */
+	ck_assert_uint_eq(HC_SCHED_SA_ACK, 0x48560012u);
+	ck_assert_uint_eq(HC_SCHED_SA_REGISTER, 0x48560013u);
+	ck_assert_uint_eq(HC_SCHED_SLEEP, 0x48560014u);
+	ck_assert_uint_eq(HC_SCHED_SHARED_PAGE, 0x48560017u);
+	ck_assert_uint_eq(HV_SA_ACK_YIELD, 0);
+	ck_assert_uint_eq(HV_SA_ACK_BLOCK, 1);
+	ck_assert_uint_eq(HV_UPCALL_SA | HV_UPCALL_BALLOON_MODE << 8, 0x201);
+	ck_assert_uint_eq(HV_PV_F_SHARED_PAGE | HV_PV_F_SA << 4 | HV_PV_F_BALLOON << 8, 0x421);
+	ck_assert_int_eq(-ESTALE, -116);
+}
+END_TEST
+
 /* An uncapped VM alone on its pCPU never leaves WC. */
 START_TEST(test_balloon_uncapped_wc)
 {
@@ -731,6 +767,7 @@ int main(void)
 	tcase_add_test(tc, test_sleep_cancel_timeout);
 	tcase_add_test(tc, test_balloon_mode);
 	tcase_add_test(tc, test_balloon_uncapped_wc);
+	tcase_add_test(tc, test_shared_page_init);
 	tcase_add_test(tc, test_delayed_preemption);
 	tcase_add_test(tc, test_differential_slices);
 	tcase_add_test(tc, test_options);
