@@ -3,7 +3,8 @@
 # and the per-decision cost benchmark (make bench-sched). See docs/sched.md.
 SCHED_SRCS   := $(sort $(wildcard hv/sched/*.c))
 SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c \
-                tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c
+                tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c \
+                tools/sim/pvglue.c
 HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched \
@@ -36,12 +37,21 @@ sim: $(BUILD)/sim/hvsim
 test-sim: $(BUILD)/sim/hvsim
 	@$(PYTHON) test/sim/check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --check
+	@$(PYTHON) tools/sim/repro_pv.py --hvsim $(BUILD)/sim/hvsim --check --quick | \
+		grep -E '^(FAIL|XPASS|repro_pv)'; test $${PIPESTATUS[0]} -eq 0
 	@$(PYTHON) tools/sim/predict_sim.py --hvsim $(BUILD)/sim/hvsim --max-mape 5
 	@$(BUILD)/sim/hvsim -t $(BUILD)/sim/basic-4.vprof test/sim/basic-4.wl >/dev/null
 	@$(PYTHON) tools/vprof check $(BUILD)/sim/basic-4.vprof >/dev/null && \
 		echo 'test-sim: vProfile trace of basic-4.wl decodes'
 	@$(PYTHON) test/sim/cosched.py --hvsim $(BUILD)/sim/hvsim
 	@$(PYTHON) test/sim/trace_check.py --hvsim $(BUILD)/sim/hvsim test/sim/*.wl
+
+# Issues 14/15 on the simulator: IRS three arms (seed 000 §5) and the CPU
+# balloon (seed 004 §6) with the guest model, 5 seeds (docs/sched.md).
+exp-irs-sim: $(BUILD)/sim/hvsim
+	@$(PYTHON) tools/sim/repro_pv.py --hvsim $(BUILD)/sim/hvsim --only irs --check
+exp-balloon-sim: $(BUILD)/sim/hvsim
+	@$(PYTHON) tools/sim/repro_pv.py --hvsim $(BUILD)/sim/hvsim --only balloon --check
 
 bench-sched: $(BUILD)/sim/hvsched-bench
 	@$(PYTHON) tools/sim/bench_sched.py $(BUILD)/sim/hvsched-bench
@@ -53,7 +63,7 @@ exp-cosched: all $(BUILD)/guest/bench/spinbar-64.elf
 
 TEST_TARGETS  += test-sim
 BENCH_TARGETS += bench-sched
-.PHONY: sim test-sim bench-sched exp-cosched
+.PHONY: sim test-sim bench-sched exp-cosched exp-irs-sim exp-balloon-sim
 
 # Issue 13 in Bochs (about 40 s, three hvrun boots on one pCPU): a guest sees
 # its wake-up preemptions delayed (DELAY_PREEMPT with sched_dp_us, none

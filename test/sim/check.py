@@ -6,6 +6,7 @@ expression sees:
   run            the `run ...` line (run.end_ms, run.idle_ms, ...)
   vm['name']     a `vm ...` line (completion_ms, share, cpu_ms, lhp, ...)
   vcpu['name', i] a `vcpu ...` line (running_ms, runnable_ms, spin_ms, ...)
+  guest['name']  a `guest ...` line (the guest model: sa_*, io_*, sleeps, ...)
   ref('file.wl') the same three for another scenario, as an object
 A scenario passes when all its expectations hold. Prints one line per
 expectation and a summary; exits 1 on any failure.
@@ -40,7 +41,7 @@ def run_scenario(hvsim, path):
     out = subprocess.run([hvsim, path], capture_output=True, text=True, timeout=120)
     if out.returncode:
         raise RuntimeError(f"{path}: hvsim failed: {out.stderr.strip()}")
-    res = types.SimpleNamespace(run=None, vm={}, vcpu={})
+    res = types.SimpleNamespace(run=None, vm={}, vcpu={}, guest={})
     for line in out.stdout.splitlines():
         kind = line.split(" ", 1)[0]
         f = _fields(line)
@@ -50,6 +51,8 @@ def run_scenario(hvsim, path):
             res.vm[f.name] = f
         elif kind == "vcpu":
             res.vcpu[f.vm, f.id] = f
+        elif kind == "guest":
+            res.guest[f.vm] = f
     _cache[path] = res
     return res
 
@@ -61,7 +64,7 @@ def check(hvsim, path):
     def ref(name):
         return run_scenario(hvsim, os.path.join(base, name))
 
-    env = {"run": res.run, "vm": res.vm, "vcpu": res.vcpu, "ref": ref,
+    env = {"run": res.run, "vm": res.vm, "vcpu": res.vcpu, "guest": res.guest, "ref": ref,
            "sum": sum, "min": min, "max": max, "abs": abs}
     ok = True
     with open(path) as f:

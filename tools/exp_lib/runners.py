@@ -36,11 +36,14 @@ def _fields(line):
 
 
 def parse_hvsim(out):
-    res = types.SimpleNamespace(run=None, vm={}, vcpu={})
+    res = types.SimpleNamespace(run=None, vm={}, vcpu={}, guest={})
     for line in out.splitlines():
         kind = line.split(" ", 1)[0]
         if kind == "run":
             res.run = _fields(line)
+        elif kind == "guest":         # guest model figures (IRS, balloon, latprobe)
+            f = _fields(line)
+            res.guest[f.vm] = f
         elif kind == "vm":
             f = _fields(line)
             res.vm[f.name] = f

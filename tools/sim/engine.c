@@ -31,10 +31,6 @@ static void plat_kick(void *ctx, unsigned cpu)
 	simq_push(&s->q, s->now + s->kick_lat, EV_KICK, (int)cpu, 0);
 }
 
-static void plat_inject(void *ctx, struct sched_vcpu *v, uint8_t vector)
-{
-}
-
 uint64_t sim_random(struct sim *s)
 {
 	uint64_t x = s->rng;
@@ -94,7 +90,8 @@ int sim_setup(struct sim *s)
 {
 	s->rng = s->seed * 0x9e3779b97f4a7c15ULL | 1;
 	s->plat = (struct sched_platform){ .ctx = s, .now = plat_now, .timer_arm = plat_timer_arm,
-					   .kick = plat_kick, .inject = plat_inject };
+					   .kick = plat_kick, .inject = pv_inject,
+					   .shared_page = pv_shared_page, .irq_pending = pv_irq_pending };
 	sched_platform_set(&s->plat);
 	if (sim_apply_options(s) || sched_init(s->policy))
 		return -1;
@@ -124,7 +121,13 @@ int sim_setup(struct sim *s)
 			if (sched_vcpu_affinity_set(&v->sv, &m, 0))
 				return -1;
 		}
+	guest_add_balloons(s);
 	guest_start(s);
+	for (int i = 0; i < s->nvms; i++)
+		if (s->vm[i].gbal) {
+			simq_push(&s->q, s->gbal_period, EV_GBAL, 0, 0);
+			break;
+		}
 	for (int i = 0; i < s->nvcpus; i++)
 		sched_vcpu_start(&s->vcpu[i].sv, 0);
 	s->all_done = true;
@@ -160,6 +163,7 @@ void engine_resched(struct sim *s, int i)
 			ASSERT(nv->pcpu < 0);
 			nv->pcpu = i;
 			nv->run_since = s->now;
+			guest_resumed(s, nv);
 		}
 		pc->running = nv ? nv->idx : -1;
 	}
@@ -190,6 +194,12 @@ static void sim_dispatch(struct sim *s, const struct sim_event *e)
 		if (e->gen == s->vcpu[e->idx].gen && s->vcpu[e->idx].pcpu >= 0)
 			guest_event(s, &s->vcpu[e->idx]);
 		return;
+	case EV_IRQ:
+		guest_irq(s, &s->vcpu[e->idx]);
+		return;
+	case EV_GBAL:
+		guest_balance_tick(s);
+		return;
 	case EV_THREAD_WAKE:
 		if (e->gen == s->thr[e->idx].wake_gen)
 			guest_thread_wake(s, &s->thr[e->idx]);
@@ -210,6 +220,8 @@ void sim_run(struct sim *s)
 		}
 		if (!simq_pop(&s->q, &e))
 			break;
+		if (e.t > s->now && guest_swc_idle(s))
+			s->swc_idle += e.t - s->now;
 		s->now = e.t;
 		s->nevents++;
 		sim_dispatch(s, &e);

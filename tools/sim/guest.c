@@ -3,10 +3,12 @@
  * spin-then-block; an idle vCPU halts (sched_block) and an event for a thread
  * on a halted vCPU wakes it (sched_wake), as a guest kernel would. */
 #include <stdlib.h>
+#include <string.h>
 #include "sim.h"
 #include "log.h"
 #include "trace/vprof.h"
 #include "vmx/exit_reasons.h"
+#include "abi.h"
 
 enum step { NEED_TIME, LEFT_CPU, YIELDED };
 
@@ -18,27 +20,117 @@ static void rq_push(struct sim_vcpu *v, struct sim_thread *t)
 	else
 		v->rq_head = t;
 	v->rq_tail = t;
+	v->nrq++;
 }
 
-static struct sim_thread *rq_pop(struct sim_vcpu *v)
+static void rq_remove(struct sim_vcpu *v, struct sim_thread *t)
 {
-	struct sim_thread *t = v->rq_head;
+	struct sim_thread **pp, *prev = NULL;
 
-	if (t) {
-		v->rq_head = t->next;
-		if (!v->rq_head)
-			v->rq_tail = NULL;
-		t->next = NULL;
-	}
+	for (pp = &v->rq_head; *pp; prev = *pp, pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			if (v->rq_tail == t)
+				v->rq_tail = prev;
+			t->next = NULL;
+			v->nrq--;
+			return;
+		}
+}
+
+/* ---- CFS-like guest scheduling (VMs with `guest=cfs`, seed 004 §2, §4) ----
+ * rank: the I/O thread is SCHED_RR with `io_prio=rt` or the static balloon
+ * (§4.4); with the static balloon, the balloon ranks above compute (§4.4
+ * achieves that order by charging compute the absolute clock). Within a
+ * rank, smallest vruntime first. */
+#define CFS_WAKEUP_GRAN SIM_MS(1)     /* sysctl_sched_wakeup_granularity */
+#define CFS_SLEEPER     SIM_MS(3)     /* place_entity: sched_latency / 2 */
+
+static int trank(const struct sim *s, const struct sim_thread *t)
+{
+	const struct sim_vm *vm = &s->vm[t->vm];
+
+	if (t->cls == TC_IO && (vm->io_rt || vm->balloon == 1))
+		return 2;
+	if (t->cls == TC_BALLOON && vm->balloon == 1)
+		return 1;
+	return 0;
+}
+
+static bool tbetter(const struct sim *s, const struct sim_thread *a, const struct sim_thread *b)
+{
+	int ra, rb;
+
+	if (!b)
+		return true;
+	ra = trank(s, a);
+	rb = trank(s, b);
+	return ra > rb || (ra == rb && a->vruntime < b->vruntime);
+}
+
+static struct sim_thread *rq_best(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *best = NULL;
+
+	if (!s->vm[v->vm].cfs)
+		return v->rq_head;
+	for (struct sim_thread *t = v->rq_head; t; t = t->next)
+		if (!best || tbetter(s, t, best))
+			best = t;
+	return best;
+}
+
+static struct sim_thread *rq_pick(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *t = rq_best(s, v);
+
+	if (t)
+		rq_remove(v, t);
 	return t;
+}
+
+/* Would the best queued thread preempt v's current one now (CFS wake-up
+ * preemption, check_preempt_wakeup)? */
+static bool cfs_preempts(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *b = rq_best(s, v), *c = v->cur;
+	int rb, rc;
+
+	if (!s->vm[v->vm].cfs || !b || !c)
+		return false;
+	rb = trank(s, b);
+	rc = trank(s, c);
+	return rb > rc || (rb == rc && rb < 2 && b->vruntime + CFS_WAKEUP_GRAN < c->vruntime);
+}
+
+static void cfs_update_min(struct sim *s, struct sim_vcpu *v)
+{
+	stime_t m = STIME_MAX;
+
+	if (!s->vm[v->vm].cfs)
+		return;
+	if (v->cur)
+		m = v->cur->vruntime;
+	for (struct sim_thread *t = v->rq_head; t; t = t->next)
+		m = MIN(m, t->vruntime);
+	if (m != STIME_MAX)
+		v->min_vr = MAX(v->min_vr, m);
 }
 
 void guest_start(struct sim *s)
 {
 	for (int i = 0; i < s->nthr; i++) {
-		s->thr[i].state = T_READY;
-		rq_push(&s->vcpu[s->thr[i].vcpu], &s->thr[i]);
+		struct sim_thread *t = &s->thr[i];
+
+		if (t->cls == TC_BALLOON) {
+			t->state = T_BLOCKED;     /* waits for NWC on balloon_queue */
+			continue;
+		}
+		t->state = T_READY;
+		rq_push(&s->vcpu[t->vcpu], t);
 	}
+	for (int i = 0; i < s->nvcpus; i++)
+		pv_register(s, &s->vcpu[i]);
 }
 
 /* ---- memory contention (docs/sched.md "Memory contention") ---- */
@@ -89,9 +181,19 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	v->run_since = s->now;
 	/* A lock holder stands for a guest in kernel mode (a kernel spinlock
 	 * held): what directed yield prefers to help (hv/sched/ple.c). */
-	sched_vcpu_guest_mode(&v->sv, t && t->locks_held);
-	if (!t || dt <= 0)
+	sched_vcpu_guest_mode(&v->sv, (t && t->locks_held) || v->in_handler);
+	if (dt <= 0)
 		return;
+	if (v->in_handler) {
+		v->hnd_left -= dt;         /* the SA receiver runs, the thread waits */
+		return;
+	}
+	if (!t)
+		return;
+	if (t->state == T_RUNNING || t->state == T_WAIT_SPIN) {
+		t->vruntime += dt;         /* rq_clock_task: running time only */
+		s->vm[v->vm].thr_cpu[t->cls] += dt;
+	}
 	if (t->state == T_RUNNING)
 		t->left = MAX(t->left - (thr_mem(t) ? dt * 1000 / mem_den(s) : dt), (stime_t)0);
 	else if (t->state == T_WAIT_SPIN) {
@@ -104,19 +206,90 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	}
 }
 
-/* A thread on v became runnable in the guest: wake the vCPU if it halted. */
-static void make_ready(struct sim *s, struct sim_thread *t)
+/* ---- guest load balancing (VMs with `gbal=on`; seed 000 §2 "Potential of
+ * guest OS load balancing") ---- */
+static bool guest_idle(const struct sim_vcpu *v)
 {
-	struct sim_vcpu *v = &s->vcpu[t->vcpu];
+	return !v->cur && !v->rq_head && !v->in_handler;
+}
 
-	t->state = T_READY;
-	rq_push(v, t);
-	if (v->sv.state == SCHED_BLOCKED)
+/* An idle vCPU the guest would place a thread on: a PV guest (steal time,
+ * vcpu_is_preempted in available_idle_cpu) skips preempted ones. */
+static bool idle_target(const struct sim *s, const struct sim_vcpu *v)
+{
+	return guest_idle(v) && !(s->vm[v->vm].pv && pv_preempted(v));
+}
+
+/* Wake-up placement (select_task_rq_fair / select_idle_sibling): the
+ * previous vCPU if idle, else an idle sibling, else the previous one. IRS's
+ * Fig. 4 tweak: a waker whose previous vCPU runs a task the migrator moved
+ * there preempts it instead of migrating (guest_event requeues the tag). */
+static struct sim_vcpu *wake_target(struct sim *s, struct sim_thread *t)
+{
+	struct sim_vm *vm = &s->vm[t->vm];
+	struct sim_vcpu *prev = &s->vcpu[t->vcpu];
+
+	if (!vm->gbal || t->cls == TC_BALLOON || idle_target(s, prev))
+		return prev;
+	if (vm->irs && prev->cur && prev->cur->migrated && !pv_preempted(prev)) {
+		prev->fig4 = true;
+		return prev;
+	}
+	for (int i = 1; i < vm->nvcpus; i++) {
+		struct sim_vcpu *u = &s->vcpu[vm->first_vcpu + (prev->id + i) % vm->nvcpus];
+
+		if (idle_target(s, u))
+			return u;
+	}
+	return prev;
+}
+
+/* t (not queued, not current anywhere) now belongs to `to`. */
+static void thread_set_vcpu(struct sim *s, struct sim_thread *t, struct sim_vcpu *to)
+{
+	struct sim_vcpu *from = &s->vcpu[t->vcpu];
+
+	if (from == to)
+		return;
+	t->vruntime = t->vruntime - from->min_vr + to->min_vr;   /* CFS renormalises */
+	t->vcpu = to->idx;
+	s->vm[t->vm].gmigrate++;
+}
+
+/* v got a thread to run: wake it if it waits for an event (HLT, balloon
+ * sleep), else re-plan it if it runs. */
+static void vcpu_kick(struct sim *s, struct sim_vcpu *v)
+{
+	if (sched_vcpu_waits_event(&v->sv))
 		sched_wake(&v->sv, s->now);
 	else if (v->pcpu >= 0) {
 		guest_sync(s, v);
 		guest_plan(s, v);
 	}
+}
+
+/* A thread became runnable in the guest: place it, wake its vCPU. */
+static void make_ready(struct sim *s, struct sim_thread *t)
+{
+	struct sim_vm *vm = &s->vm[t->vm];
+	struct sim_vcpu *v = wake_target(s, t);
+
+	thread_set_vcpu(s, t, v);
+	if (vm->cfs) {
+		struct sim_thread *b = v->balloon;
+		/* §4.5: a waking I/O task keeps its vruntime while the balloon is
+		 * queued and the mode is NWC; otherwise place_entity clamps it. */
+		bool keep = vm->balloon == 2 && t->cls == TC_IO && b &&
+			    (b->state == T_READY || b->state == T_RUNNING) &&
+			    pv_balloon_mode(v) == HV_BALLOON_NWC;
+
+		cfs_update_min(s, v);
+		if (!keep)
+			t->vruntime = MAX(t->vruntime, v->min_vr - CFS_SLEEPER);
+	}
+	t->state = T_READY;
+	rq_push(v, t);
+	vcpu_kick(s, v);
 }
 
 /* A barrier or lock wait of t is over. */
@@ -254,6 +427,20 @@ static int op_sync(struct sim *s, struct sim_thread *t, const struct sim_op *op,
 	return wait_begin(t, op, ple_spin(s, &s->vcpu[t->vcpu]));
 }
 
+static void io_record(struct sim *s, struct sim_thread *t, stime_t lat)
+{
+	if (s->now < s->warmup)
+		return;
+	if (t->nio_lat == t->cap_io_lat) {
+		t->cap_io_lat = t->cap_io_lat * 2 + 1024;
+		t->io_lat = realloc(t->io_lat, t->cap_io_lat * sizeof(*t->io_lat));
+		if (!t->io_lat)
+			abort();
+	}
+	t->io_lat[t->nio_lat++] = lat;
+	t->io_done++;
+}
+
 /* Run t's program at the current instant until it needs CPU time or leaves. */
 static enum step thread_step(struct sim *s, struct sim_thread *t)
 {
@@ -303,6 +490,24 @@ static enum step thread_step(struct sim *s, struct sim_thread *t)
 		case OP_YIELD:
 			t->pc++;
 			return YIELDED;
+		case OP_IO_WAIT:
+			if (!t->io_fired) {
+				/* latprobe: requests arrive on a timer every op->a;
+				 * one that arrived while busy is served at once. */
+				stime_t tick = t->io_next ? t->io_next + op->a : s->now + op->a;
+
+				t->io_next = tick;
+				if (tick > s->now) {
+					t->state = T_SLEEP;
+					simq_push(&s->q, tick, EV_THREAD_WAKE, t->idx, ++t->wake_gen);
+					return LEFT_CPU;
+				}
+				t->io_fired = tick;
+			}
+			io_record(s, t, s->now - t->io_fired);
+			t->io_fired = 0;
+			t->pc++;
+			break;
 		case OP_LOOP:
 			t->loop_left[++t->depth] = (int)op->a;
 			t->pc++;
@@ -353,8 +558,12 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 
 	guest_trace_spin(s, v);
 	v->gen++;
-	if (!t) {
-		at = s->now;               /* pick a thread or halt */
+	if (v->irq_pending || (v->in_handler && v->hnd_left <= 0)) {
+		at = s->now;               /* take the interrupt / finish the handler */
+	} else if (v->in_handler) {
+		at = s->now + v->hnd_left;
+	} else if (!t || t == v->balloon) {
+		at = s->now;               /* pick a thread or halt; balloon: sleep */
 	} else if (t->state == T_RUNNING) {
 		at = s->now + (thr_mem(t) ? (t->left * mem_den(s) + 999) / 1000 : t->left);
 	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
@@ -363,33 +572,273 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 		   (t->spin_left != STIME_MAX || t->ple_left != STIME_MAX)) {
 		at = s->now + MAX(MIN(t->spin_left, t->ple_left), (stime_t)0);
 	}
-	if (t && v->rq_head)
-		at = MIN(at, MAX(v->gslice_end, s->now));
+	if (t && v->rq_head && !v->in_handler) {
+		if (cfs_preempts(s, v) || (v->fig4 && t->migrated))
+			at = s->now;
+		else
+			at = MIN(at, MAX(v->gslice_end, s->now));
+	}
 	if (at != STIME_MAX)
 		simq_push(&s->q, at, EV_GUEST, v->idx, v->gen);
 }
 
+/* Newly idle balancing (idle_balance): before halting, pull a queued thread
+ * from the sibling with the most queued ones. A thread current on a vCPU,
+ * even a preempted one, cannot be pulled: that is the case IRS handles. */
+static bool guest_pull(struct sim *s, struct sim_vcpu *v, int min_gap)
+{
+	struct sim_vm *vm = &s->vm[v->vm];
+	struct sim_vcpu *busiest = NULL;
+	int mine = (v->cur ? 1 : 0) + v->nrq, best = 0;
+
+	for (int i = 0; i < vm->nvcpus; i++) {
+		struct sim_vcpu *u = &s->vcpu[vm->first_vcpu + i];
+		int nr = (u->cur ? 1 : 0) + u->nrq, gap = min_gap;
+		bool movable = false;
+
+		for (struct sim_thread *t = u->rq_head; t; t = t->next)
+			movable |= t->cls != TC_BALLOON;
+		/* A PV guest sees a preempted sibling's capacity shrink by its
+		 * steal time: one queued thread there is already an imbalance. */
+		if (vm->pv && pv_preempted(u))
+			gap = MIN(gap, 1);
+		if (u == v || !movable || nr - mine < gap || nr <= best)
+			continue;
+		best = nr;
+		busiest = u;
+	}
+	if (!busiest)
+		return false;
+	{
+		struct sim_thread *last = NULL;
+
+		for (struct sim_thread *q = busiest->rq_head; q; q = q->next)
+			if (q->cls != TC_BALLOON)
+				last = q;
+		rq_remove(busiest, last);
+		thread_set_vcpu(s, last, v);
+		rq_push(v, last);
+	}
+	return true;
+}
+
+/* Periodic guest load balancing (the scheduler tick's rebalance), for every
+ * running vCPU of a balancing VM: pull when the busiest sibling runs two
+ * more threads. */
+void guest_balance_tick(struct sim *s)
+{
+	for (int i = 0; i < s->nvcpus; i++) {
+		struct sim_vcpu *v = &s->vcpu[i];
+
+		if (!s->vm[v->vm].gbal || v->in_handler)
+			continue;
+		/* NOHZ idle balancing: a busy vCPU's tick kicks a halted sibling
+		 * (IPI), which pulls a queued thread (nohz_balancer_kick). */
+		if (v->sv.state == SCHED_BLOCKED && guest_idle(v)) {
+			if (guest_pull(s, v, 2))
+				sched_wake(&v->sv, s->now);
+			continue;
+		}
+		if (v->pcpu < 0 || v->sv.state != SCHED_RUNNING)
+			continue;
+		guest_sync(s, v);
+		if (guest_pull(s, v, 2))
+			guest_plan(s, v);
+	}
+	simq_push(&s->q, s->now + s->gbal_period, EV_GBAL, 0, 0);
+}
+
+/* Alg. 2 migrator target for the task leaving v: an idle sibling that is
+ * not preempted (line 7-10), else the least loaded one (lines 12-17; the
+ * load is the run queue length, a preempted vCPU counting one more, for
+ * Linux's rt_avg with steal time). NULL if v has no sibling. */
+static struct sim_vcpu *irs_target(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_vm *vm = &s->vm[v->vm];
+	struct sim_vcpu *best = NULL;
+	int bload = 0;
+
+	for (int i = 1; i < vm->nvcpus; i++) {
+		struct sim_vcpu *u = &s->vcpu[vm->first_vcpu + (v->id + i) % vm->nvcpus];
+		int load = (u->cur ? 1 : 0) + u->nrq + (pv_preempted(u) ? 1 : 0);
+
+		if (guest_idle(u) && !pv_preempted(u))
+			return u;
+		if (!best || load < bload) {
+			best = u;
+			bload = load;
+		}
+	}
+	return best;
+}
+
+/* The SA receiver ran for the configured latency: context switcher and
+ * migrator (seed 000 Alg. 2), then the ack: block when nothing is left to
+ * run on v, yield otherwise (issue 14 "Context switcher"). */
+static void sa_finish(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *t = v->cur;
+	struct sched_vcpu_stats st;
+	int op;
+
+	v->in_handler = false;
+	v->sa_handled++;
+	if (t && t->cls != TC_BALLOON && t->state != T_DONE) {
+		struct sim_vcpu *to = irs_target(s, v);
+
+		if (to) {
+			v->cur = NULL;
+			t->state = T_READY;
+			t->migrated = true;
+			thread_set_vcpu(s, t, to);
+			rq_push(to, t);
+			v->sa_migrate++;
+			vcpu_kick(s, to);
+		} else {
+			v->sa_nomove++;
+		}
+	}
+	op = !v->cur && !v->rq_head ? HV_SA_ACK_BLOCK : HV_SA_ACK_YIELD;
+	guest_trace_exit(s, v, EXIT_REASON_VMCALL);
+	if (pv_sa_ack(s, v, op, v->hnd_seq)) {
+		v->sa_stale++;             /* late: already preempted meanwhile */
+		guest_plan(s, v);
+		return;
+	}
+	sched_vcpu_stats(&v->sv, s->now, &st);
+	st.time[SCHED_RUNNING] -= v->sa_inj_run;
+	v->sa_lat_sum += st.time[SCHED_RUNNING];
+	v->sa_lat_max = MAX(v->sa_lat_max, st.time[SCHED_RUNNING]);
+	if (op == HV_SA_ACK_BLOCK)
+		v->sa_ack_block++;
+	else
+		v->sa_ack_yield++;
+	engine_resched(s, v->pcpu);
+}
+
+/* The upcall vector is taken by the running guest: read and clear the
+ * reasons (one vector for SA and balloon mode changes). */
+static void take_irq(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_vm *vm = &s->vm[v->vm];
+	uint32_t r;
+
+	v->irq_pending = false;
+	r = pv_take_reasons(v);
+	if ((r & HV_UPCALL_SA) && vm->irs && !v->in_handler) {
+		v->in_handler = true;
+		v->hnd_left = vm->ack_lat;
+		v->hnd_seq = pv_sa_seq(v);
+	}
+	if ((r & HV_UPCALL_BALLOON_MODE) && v->balloon) {
+		vm->nmode_switch++;
+		/* NWC wakes the balloon off balloon_queue (seed 004 Fig. 6 step 3);
+		 * WC: it blocks when it next runs. */
+		if (pv_balloon_mode(v) == HV_BALLOON_NWC && v->balloon->state == T_BLOCKED)
+			make_ready(s, v->balloon);
+	}
+}
+
+void guest_irq(struct sim *s, struct sim_vcpu *v)
+{
+	if (!v->irq_pending)
+		return;
+	if (sched_vcpu_waits_event(&v->sv)) {
+		sched_wake(&v->sv, s->now);   /* taken once it runs */
+		return;
+	}
+	if (v->pcpu < 0 || v->sv.state != SCHED_RUNNING)
+		return;                        /* taken once it runs */
+	guest_sync(s, v);
+	guest_plan(s, v);
+}
+
+/* The balloon is the current thread of v (seed 004 §4.3, Fig. 6): in WC it
+ * blocks on balloon_queue; in NWC it sleeps the vCPU (HC_SCHED_SLEEP) until
+ * an interrupt. Returns true when v left its pCPU. */
+static bool balloon_step(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *b = v->balloon;
+
+	if (pv_balloon_mode(v) != HV_BALLOON_NWC) {
+		b->state = T_BLOCKED;
+		v->cur = NULL;
+		return false;
+	}
+	b->state = T_RUNNING;
+	guest_trace_exit(s, v, EXIT_REASON_VMCALL);
+	if (pv_sleep(s, v, 0)) {
+		v->nsleep_cancel++;         /* an interrupt is pending: take it */
+		guest_plan(s, v);
+		return true;
+	}
+	v->nsleep++;
+	v->balloon_asleep = true;
+	v->sleep_since = s->now;
+	engine_resched(s, v->pcpu);
+	return true;
+}
+
+/* v runs again after being off its pCPU: charge the gap to the current
+ * thread's vruntime when the guest's task clock includes steal (rq_clock,
+ * the vanilla arm: seed 004 Fig. 2), and always to the balloon, whose
+ * runtime includes its sleep (§4.5). */
+void guest_resumed(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_vm *vm = &s->vm[v->vm];
+	stime_t gap = s->now - v->off_since;
+
+	if (v->balloon_asleep) {
+		v->balloon_asleep = false;
+		v->bal_sleep_ns += s->now - v->sleep_since;
+	}
+	if (vm->cfs && v->cur && gap > 0 && (!vm->steal_clock || v->cur == v->balloon))
+		v->cur->vruntime += gap;
+}
+
 void guest_event(struct sim *s, struct sim_vcpu *v)
 {
+	struct sim_vm *vm = &s->vm[v->vm];
+
 	guest_sync(s, v);
+	if (v->irq_pending)
+		take_irq(s, v);
+	if (v->in_handler) {
+		if (v->hnd_left > 0)
+			guest_plan(s, v);
+		else
+			sa_finish(s, v);
+		return;
+	}
 	for (;;) {
 		enum step r;
 
-		if (v->cur && v->rq_head && s->now >= v->gslice_end &&
+		if (v->cur && v->rq_head &&
+		    (s->now >= v->gslice_end || cfs_preempts(s, v) || (v->fig4 && v->cur->migrated)) &&
 		    (v->cur->state == T_RUNNING || v->cur->state == T_WAIT_SPIN)) {
-			v->cur->state = T_READY;       /* guest time slice over */
+			v->cur->state = T_READY;       /* guest time slice over / preempted */
+			v->cur->migrated = false;
+			v->fig4 = false;
 			rq_push(v, v->cur);
 			v->cur = NULL;
 		}
+		if (!v->cur && !v->rq_head && vm->gbal)
+			guest_pull(s, v, 1);           /* newly idle balancing */
 		if (!v->cur) {
-			v->cur = rq_pop(v);
+			v->cur = rq_pick(s, v);
 			v->gslice_end = s->now + s->gslice;
+			cfs_update_min(s, v);
 		}
 		if (!v->cur) {
 			guest_trace_exit(s, v, EXIT_REASON_HLT);
 			sched_block(&v->sv, s->now);   /* idle guest: HLT */
 			engine_resched(s, v->pcpu);
 			return;
+		}
+		if (v->cur == v->balloon) {
+			if (balloon_step(s, v))
+				return;
+			continue;
 		}
 		if (v->cur->state == T_WAIT_SPIN && v->cur->waiting_on >= 0 &&
 		    v->cur->ple_left <= 0 && v->cur->spin_left > 0) {
@@ -411,22 +860,85 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 			engine_resched(s, v->pcpu);   /* plans v if it stays */
 			return;
 		}
+		v->cur->migrated = false;
 		v->cur = NULL;                  /* blocked, slept or finished */
 	}
 }
 
 void guest_thread_wake(struct sim *s, struct sim_thread *t)
 {
-	if (t->state == T_SLEEP)
-		make_ready(s, t);
+	if (t->state != T_SLEEP)
+		return;
+	if (t->io_next)
+		t->io_fired = t->io_next;    /* latprobe: its timer tick fired */
+	make_ready(s, t);
 }
 
 void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted)
 {
+	v->off_since = s->now;
 	if (!preempted || !v->cur)
 		return;
 	if (v->cur->locks_held)
 		v->lhp++;
 	if (v->cur->waiting_on >= 0 && v->cur->wait_is_lock)
 		v->lwp++;
+}
+
+static const struct sim_prog balloon_prog = { .name = "balloon" };
+
+/* One balloon thread per vCPU of a VM with `balloon=` (seed 004 §5: "one
+ * balloon process bound to each vCPU"). Before guest_start. */
+void guest_add_balloons(struct sim *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nvms; i++)
+		if (s->vm[i].balloon)
+			n += s->vm[i].nvcpus;
+	if (!n)
+		return;
+	s->thr = realloc(s->thr, (size_t)(s->nthr + n) * sizeof(*s->thr));
+	for (int i = 0; i < s->nvcpus; i++) {
+		struct sim_vcpu *v = &s->vcpu[i];
+		struct sim_thread *t;
+
+		if (!s->vm[v->vm].balloon)
+			continue;
+		t = &s->thr[s->nthr];
+		memset(t, 0, sizeof(*t));
+		t->idx = s->nthr++;
+		t->vm = v->vm;
+		t->vcpu = v->idx;
+		t->prog = &balloon_prog;
+		t->cls = TC_BALLOON;
+		t->waiting_on = -1;
+		t->left = STIME_MAX / 4;
+	}
+	for (int i = 0; i < s->nthr; i++)
+		if (s->thr[i].cls == TC_BALLOON)
+			s->vcpu[s->thr[i].vcpu].balloon = &s->thr[i];
+}
+
+/* The host is not work-conserving right now because of a balloon: a pCPU
+ * is idle while a ballooning vCPU sleeps with a thread other than its
+ * balloon queued (seed 004 §4.3 "Robustness", point 4). */
+bool guest_swc_idle(const struct sim *s)
+{
+	bool idle = false;
+
+	for (int i = 0; i < s->npcpus && !idle; i++)
+		idle = s->pcpu[i].running < 0;
+	if (!idle)
+		return false;
+	for (int i = 0; i < s->nvcpus; i++) {
+		const struct sim_vcpu *v = &s->vcpu[i];
+
+		if (!v->balloon_asleep)
+			continue;
+		for (const struct sim_thread *t = v->rq_head; t; t = t->next)
+			if (t->cls != TC_BALLOON)
+				return true;
+	}
+	return false;
 }

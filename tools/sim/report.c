@@ -1,5 +1,6 @@
 /* hvsim output: one `key=value` line per VM and per vCPU (parsed by
  * test/sim/check.py), plus a header line for the run. */
+#include <stdlib.h>
 #include <string.h>
 #include "sim.h"
 #include "sched/cosched.h"
@@ -37,7 +38,8 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 	fprintf(f, "vcpu vm=%s id=%d running_ms=%.3f runnable_ms=%.3f blocked_ms=%.3f "
 		"offline_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu block=%llu wake=%llu "
 		"migrate=%llu lhp=%llu lwp=%llu wake_lat_max_us=%.1f wake_lat_avg_us=%.1f "
-		"delayed=%llu dp_delay_us=%.1f yield_to=%llu ple_window=%u\n",
+		"delayed=%llu dp_delay_us=%.1f yield_to=%llu ple_window=%u sa_ack_block=%llu "
+		"hcalls=%llu\n",
 		s->vm[v->vm].name, v->id, NS2MS(st->time[SCHED_RUNNING]),
 		NS2MS(st->time[SCHED_RUNNABLE]), NS2MS(st->time[SCHED_BLOCKED]),
 		NS2MS(st->time[SCHED_OFFLINE]), NS2MS(v->spin_time),
@@ -47,7 +49,9 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 		(unsigned long long)v->lwp, (double)st->wake_lat_max / 1e3,
 		st->nwake_lat ? (double)st->wake_lat_sum / (double)st->nwake_lat / 1e3 : 0.0,
 		(unsigned long long)st->ndelayed, (double)v->sv.dp_delay / 1e3,
-		(unsigned long long)st->nple_directed, v->sv.ple_window);
+		(unsigned long long)st->nple_directed, v->sv.ple_window,
+		(unsigned long long)v->sa_ack_block,
+		(unsigned long long)(v->nsleep + v->nsleep_cancel + v->sa_stale));
 }
 
 static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
@@ -74,6 +78,72 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 		(unsigned long long)pre, (unsigned long long)yld, (unsigned long long)lhp);
 }
 
+static int cmp_stime(const void *a, const void *b)
+{
+	stime_t x = *(const stime_t *)a, y = *(const stime_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The guest model's figures for a VM (docs/sched.md "Guest model"): guest
+ * migrations, the SA receiver (upcalls taken, acks by op, injection-to-ack
+ * in guest time, migrations), the balloon, and the I/O threads' wake-up
+ * latencies (p50/p99/max) and throughput. One `guest` line per VM. */
+static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
+{
+	uint64_t hnd = 0, ay = 0, ab = 0, mig = 0, nomove = 0, stale = 0, nsl = 0, ncan = 0, tmo = 0;
+	stime_t lsum = 0, lmax = 0, bsleep = 0, *lat = NULL;
+	size_t n = 0;
+	double p50 = 0, p99 = 0, pmax = 0, secs = NS2MS(s->end - MIN(s->warmup, s->end)) / 1e3;
+	uint64_t io = 0;
+
+	for (int j = 0; j < vm->nvcpus; j++) {
+		struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
+		struct sched_vcpu_stats st;
+
+		vcpu_stats(s, v, &st);
+		tmo += st.nsa_timeout;
+		hnd += v->sa_handled;
+		ay += v->sa_ack_yield;
+		ab += v->sa_ack_block;
+		mig += v->sa_migrate;
+		nomove += v->sa_nomove;
+		stale += v->sa_stale;
+		lsum += v->sa_lat_sum;
+		lmax = MAX(lmax, v->sa_lat_max);
+		nsl += v->nsleep;
+		ncan += v->nsleep_cancel;
+		bsleep += v->bal_sleep_ns + (v->balloon_asleep ? s->end - v->sleep_since : 0);
+	}
+	for (int i = 0; i < s->nthr; i++)
+		if (&s->vm[s->thr[i].vm] == vm && s->thr[i].cls == TC_IO) {
+			lat = realloc(lat, (n + s->thr[i].nio_lat + 1) * sizeof(*lat));
+			memcpy(lat + n, s->thr[i].io_lat, s->thr[i].nio_lat * sizeof(*lat));
+			n += s->thr[i].nio_lat;
+			io += s->thr[i].io_done;
+		}
+	if (n) {
+		qsort(lat, n, sizeof(*lat), cmp_stime);
+		p50 = (double)lat[(n - 1) / 2] / 1e3;
+		p99 = (double)lat[(size_t)((double)(n - 1) * 0.99)] / 1e3;
+		pmax = (double)lat[n - 1] / 1e3;
+	}
+	free(lat);
+	fprintf(f, "guest vm=%s gmigrate=%llu sa_taken=%llu sa_ack_yield=%llu sa_ack_block=%llu "
+		"sa_stale=%llu sa_timeout=%llu sa_migrate=%llu sa_nomove=%llu ack_lat_avg_us=%.2f ack_lat_max_us=%.2f "
+		"io_n=%llu io_per_s=%.1f io_p50_us=%.1f io_p99_us=%.1f io_max_us=%.1f "
+		"compute_ms=%.3f io_cpu_ms=%.3f balloon_sleep_ms=%.3f sleeps=%llu sleep_cancel=%llu "
+		"mode_upcalls=%llu\n",
+		vm->name, (unsigned long long)vm->gmigrate, (unsigned long long)hnd,
+		(unsigned long long)ay, (unsigned long long)ab, (unsigned long long)stale,
+		(unsigned long long)tmo, (unsigned long long)mig, (unsigned long long)nomove,
+		ay + ab ? (double)lsum / (double)(ay + ab) / 1e3 : 0.0, (double)lmax / 1e3,
+		(unsigned long long)io, secs > 0 ? (double)io / secs : 0.0, p50, p99, pmax,
+		NS2MS(vm->thr_cpu[TC_NORMAL]), NS2MS(vm->thr_cpu[TC_IO]), NS2MS(bsleep),
+		(unsigned long long)nsl, (unsigned long long)ncan,
+		(unsigned long long)vm->nmode_switch);
+}
+
 void sim_report(struct sim *s, FILE *f)
 {
 	double idle = 0;
@@ -83,9 +153,10 @@ void sim_report(struct sim *s, FILE *f)
 
 		idle += NS2MS(p->idle_time + (p->curr ? 0 : s->end - p->idle_since));
 	}
-	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f\n",
+	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f "
+		"swc_idle_ms=%.3f\n",
 		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end),
-		(unsigned long long)s->nevents, idle);
+		(unsigned long long)s->nevents, idle, NS2MS(s->swc_idle));
 	{
 		/* Co-scheduling metrics (seed 003 §VI): operations per second,
 		 * scheduling fragments (context switches), launch-to-sibling-start
@@ -107,6 +178,8 @@ void sim_report(struct sim *s, FILE *f)
 	}
 	for (int i = 0; i < s->nvms; i++)
 		report_vm(s, f, &s->vm[i]);
+	for (int i = 0; i < s->nvms; i++)
+		report_guest(s, f, &s->vm[i]);
 	for (int i = 0; i < s->nvcpus; i++) {
 		struct sched_vcpu_stats st;
 

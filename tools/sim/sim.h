@@ -11,7 +11,7 @@
 #define SIM_US(x) ((stime_t)((x) * 1000.0))
 
 /* ---- event queue ---- */
-enum sim_ev { EV_TIMER, EV_KICK, EV_GUEST, EV_THREAD_WAKE, EV_END };
+enum sim_ev { EV_TIMER, EV_KICK, EV_GUEST, EV_THREAD_WAKE, EV_IRQ, EV_GBAL, EV_END };
 
 struct sim_event {
 	stime_t t;
@@ -39,6 +39,7 @@ enum sim_op_kind {
 	OP_YIELD,          /* hypercall yield */
 	OP_LOOP,           /* a = count (0 = forever) */
 	OP_END,            /* end of loop body */
+	OP_IO_WAIT,        /* a = period: wait for the thread's next I/O timer tick (latprobe) */
 };
 enum sim_wait_mode { WAIT_SPIN, WAIT_BLOCK, WAIT_SPIN_BLOCK };
 
@@ -78,7 +79,16 @@ struct sim_thread {
 	stime_t spin_time;
 	uint64_t wake_gen;
 	struct sim_thread *next;  /* guest runqueue link */
+	/* Guest-side classes (docs/sched.md "Guest model"): */
+	int cls;                  /* enum sim_tcls */
+	bool migrated;            /* moved by the IRS migrator (Fig. 4 tag) */
+	stime_t vruntime;         /* CFS-like guest scheduling (VMs with `guest=cfs`) */
+	stime_t io_next;          /* OP_IO_WAIT: next timer tick */
+	stime_t io_fired;         /* when the pending tick fired (latency origin) */
+	uint64_t io_done;         /* ticks served */
+	stime_t *io_lat; size_t nio_lat, cap_io_lat;   /* wake-up latencies (ns) */
 };
+enum sim_tcls { TC_NORMAL, TC_IO, TC_BALLOON };
 
 struct sim_vcpu {
 	struct sched_vcpu sv;     /* embedded, as the hypervisor does */
@@ -93,6 +103,24 @@ struct sim_vcpu {
 	uint64_t lhp, lwp;        /* lock-holder / lock-waiter preemptions */
 	struct cpumask pin;       /* affinity from `pin` (empty = all) */
 	bool trace_spin;          /* vProfile has an open spinning interval */
+	int nrq;                  /* threads queued on rq */
+	stime_t min_vr;           /* CFS-like min_vruntime (VMs with `guest=cfs`) */
+	stime_t off_since;        /* left its pCPU at (vruntime charging of steal) */
+	/* PV ABI (pvglue.c): the shared page, interrupts pending in the guest. */
+	struct sched_shared_page shp;
+	bool irq_pending;         /* an injected vector not yet taken by the guest */
+	bool in_handler;          /* running the SA receiver (Alg. 2 context switcher) */
+	bool fig4;                /* a waker chose to preempt the migrated current task */
+	stime_t hnd_left;         /* handler time still to run */
+	uint32_t hnd_seq;         /* the upcall's seq being answered */
+	stime_t sa_inj_run;       /* RUNNING total at injection (guest-time latency) */
+	uint64_t sa_handled, sa_ack_yield, sa_ack_block, sa_migrate, sa_nomove, sa_stale;
+	stime_t sa_lat_sum, sa_lat_max;
+	struct sim_thread *balloon;   /* this vCPU's balloon thread (VMs with `balloon=`) */
+	bool balloon_asleep;      /* vCPU is in HC_SCHED_SLEEP on behalf of the balloon */
+	stime_t sleep_since;
+	uint64_t nsleep, nsleep_cancel;
+	stime_t bal_sleep_ns;
 };
 
 struct sim_vm {
@@ -103,6 +131,18 @@ struct sim_vm {
 	bool measure;             /* completion counts for the end of the run */
 	stime_t done_at;
 	struct sched_vm_params prm;
+	/* Guest model (docs/sched.md "Guest model"). */
+	bool gbal;                /* guest load balancing: wake-up, newly idle, periodic */
+	bool pv;                  /* guest reads `preempted` (steal time, vcpu_is_preempted) */
+	bool irs;                 /* SA receiver + migrator (seed 000 Alg. 2) */
+	stime_t ack_lat;          /* SA receiver's injection-to-ack time (guest time) */
+	bool cfs;                 /* CFS-like guest scheduling with classes */
+	bool io_rt;               /* I/O threads are SCHED_RR (`io_prio=rt`) */
+	uint64_t gmigrate;        /* threads moved by the guest balancer */
+	stime_t thr_cpu[3];       /* guest CPU time by thread class */
+	int balloon;              /* 0 off, 1 static (§4.4), 2 dynamic (§4.5) */
+	bool steal_clock;         /* guest excludes steal from task runtimes (rq_clock_task) */
+	uint64_t nmode_switch;    /* balloon mode upcalls seen */
 };
 
 struct sim_barrier {
@@ -131,6 +171,8 @@ struct sim {
 	stime_t now, end, duration;
 	uint64_t seed, rng;
 	stime_t kick_lat, gslice;
+	stime_t gbal_period;      /* guest periodic load balancing (`guest_balance`) */
+	stime_t warmup;           /* I/O latencies are recorded from then on (`warmup`) */
 	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */
 	/* Memory contention (`memory alpha=A free=F`): a memory-bound compute
 	 * burst progresses at 1 / (1 + A * max(0, n - F)) of full speed while n
@@ -149,6 +191,7 @@ struct sim {
 	struct { int vm, lo, hi, clo, chi; } *pins; int npins;
 	struct sim_eventq q;
 	uint64_t nevents;
+	stime_t swc_idle;         /* pCPU idle while a ballooning vCPU sleeps with work queued */
 	bool all_done;
 	bool trace;               /* vProfile records (hvsim -t) */
 	struct sched_platform plat;
@@ -171,6 +214,24 @@ void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted);
 void guest_trace_spin(struct sim *s, struct sim_vcpu *v);
 void engine_resched(struct sim *s, int pcpu);
 void guest_mem_update(struct sim *s);
+/* pvglue.c: the simulated guest's only calls into hv/sched's PV ABI. */
+struct sched_shared_page *pv_shared_page(void *ctx, struct sched_vcpu *v);
+void pv_inject(void *ctx, struct sched_vcpu *v, uint8_t vector);
+void pv_register(struct sim *s, struct sim_vcpu *v);
+uint32_t pv_take_reasons(struct sim_vcpu *v);
+uint32_t pv_sa_seq(const struct sim_vcpu *v);
+int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq);
+int pv_sleep(struct sim *s, struct sim_vcpu *v, stime_t timeout);
+bool pv_preempted(const struct sim_vcpu *v);
+uint32_t pv_balloon_mode(const struct sim_vcpu *v);
+bool pv_irq_pending(void *ctx, struct sched_vcpu *v);
+#define SIM_UPCALL_VECTOR 0xf3   /* Linux HYPERVISOR_CALLBACK_VECTOR */
+/* guest.c, the PV guest model */
+void guest_irq(struct sim *s, struct sim_vcpu *v);
+void guest_balance_tick(struct sim *s);
+void guest_resumed(struct sim *s, struct sim_vcpu *v);
+void guest_add_balloons(struct sim *s);
+bool guest_swc_idle(const struct sim *s);
 /* report.c */
 void sim_report(struct sim *s, FILE *f);
 struct sim_vm *sim_vm_find(struct sim *s, const char *name);

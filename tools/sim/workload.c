@@ -145,6 +145,10 @@ static int parse_prog_line(struct pctx *c, char **tok, int n)
 		add_op(p, OP_UNLOCK)->a = i;
 		return 0;
 	}
+	if (!strcmp(tok[0], "iowait") && n == 2) {
+		op = add_op(p, OP_IO_WAIT);
+		return parse_time(tok[1], &op->a) || !op->a ? perr(c, "bad time", tok[1]) : 0;
+	}
 	if (!strcmp(tok[0], "yield") && n == 1) {
 		add_op(p, OP_YIELD);
 		return 0;
@@ -247,6 +251,13 @@ static int parse_thread(struct pctx *c, char **tok, int n)
 
 	if (n < 3 || parse_vcpus(c, tok[1], &vm, &lo, &hi))
 		return n < 3 ? perr(c, "thread VM.VCPU PROGRAM", NULL) : -1;
+	int cls = TC_NORMAL;
+
+	/* Optional trailing thread class: `io` (seed 004's I/O task). */
+	if (n > 3 && !strcmp(tok[n - 1], "io")) {
+		cls = TC_IO;
+		n--;
+	}
 	p = find_prog(s, tok[2]);
 	if (!p && !(p = builtin_prog(c, tok + 2, n - 2)))
 		return perr(c, "unknown program", tok[2]);
@@ -260,6 +271,7 @@ static int parse_thread(struct pctx *c, char **tok, int n)
 		t->vcpu = v;      /* VM-local until setup */
 		t->prog = (const struct sim_prog *)(intptr_t)(p - s->prog); /* fixed in setup */
 		t->waiting_on = -1;
+		t->cls = cls;
 		s->vm[vm].nthreads++;
 		if (!prog_finite(p))
 			s->vm[vm].measure = false;
@@ -303,6 +315,7 @@ static int parse_vm(struct pctx *c, char **tok, int n)
 	vm->nvcpus = 1;
 	vm->measure = true;
 	vm->prm.weight = 256;
+	vm->ack_lat = SIM_US(20);
 	for (int i = 2; i < n; i++) {
 		char *eq = strchr(tok[i], '=');
 
@@ -319,6 +332,28 @@ static int parse_vm(struct pctx *c, char **tok, int n)
 			vm->prm.type = !strcmp(eq, "con");
 		else if (!strcmp(tok[i], "sa"))
 			vm->prm.sa = !strcmp(eq, "on");
+		/* Guest model (docs/sched.md "Guest model"). */
+		else if (!strcmp(tok[i], "guest") && (!strcmp(eq, "rr") || !strcmp(eq, "cfs")))
+			vm->cfs = !strcmp(eq, "cfs");
+		else if (!strcmp(tok[i], "gbal"))
+			vm->gbal = !strcmp(eq, "on");
+		else if (!strcmp(tok[i], "pv"))
+			vm->pv = vm->steal_clock = !strcmp(eq, "on");
+		else if (!strcmp(tok[i], "irs")) {
+			vm->irs = !strcmp(eq, "on");
+			if (vm->irs)   /* IRS = PV kernel + receiver; hv sends upcalls */
+				vm->gbal = vm->pv = vm->steal_clock = vm->prm.sa = true;
+		} else if (!strcmp(tok[i], "ack_latency")) {
+			if (parse_time(eq, &vm->ack_lat))
+				return perr(c, "bad time", eq);
+		} else if (!strcmp(tok[i], "io_prio") && (!strcmp(eq, "rt") || !strcmp(eq, "cfs")))
+			vm->io_rt = !strcmp(eq, "rt");
+		else if (!strcmp(tok[i], "balloon") && (!strcmp(eq, "off") || !strcmp(eq, "static") ||
+							  !strcmp(eq, "dynamic"))) {
+			vm->balloon = !strcmp(eq, "static") ? 1 : !strcmp(eq, "dynamic") ? 2 : 0;
+			if (vm->balloon)   /* the balloon kernel: CFS, rq_clock_task */
+				vm->cfs = vm->steal_clock = true;
+		}
 		else
 			return perr(c, "unknown vm key", tok[i]);
 	}
@@ -397,6 +432,11 @@ static int parse_line(struct pctx *c, char **tok, int n)
 	}
 	if (!strcmp(tok[0], "ple") && n == 2)
 		return parse_time(tok[1], &s->ple) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "warmup") && n == 2)
+		return parse_time(tok[1], &s->warmup) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "guest_balance") && n == 2)
+		return parse_time(tok[1], &s->gbal_period) || !s->gbal_period ?
+			perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "kick_latency") && n == 2)
 		return parse_time(tok[1], &s->kick_lat) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "expect"))
@@ -416,6 +456,7 @@ int sim_parse(struct sim *s, const char *text, char *err, size_t errlen)
 	s->duration = SIM_MS(60000);
 	s->gslice = SIM_MS(4);
 	s->kick_lat = SIM_US(2);
+	s->gbal_period = SIM_MS(4);
 	snprintf(s->policy, sizeof(s->policy), "credit");
 	for (line = strtok_r(buf, "\n", &save); line && !rc; line = strtok_r(NULL, "\n", &save)) {
 		char *tok[MAXTOK], *h = strchr(line, '#'), *sv2 = NULL;
@@ -440,6 +481,8 @@ void sim_free(struct sim *s)
 {
 	for (int i = 0; i < s->nprogs; i++)
 		free(s->prog[i].ops);
+	for (int i = 0; i < s->nthr; i++)
+		free(s->thr[i].io_lat);
 	free(s->prog);
 	free(s->vm);
 	free(s->vcpu);
