@@ -140,6 +140,8 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 	}
 	if (to != SCHED_RUNNABLE)
 		v->flags &= (uint8_t)~(SCHED_VF_WOKEN | SCHED_VF_PREEMPTED);
+	if ((v->state == SCHED_RUNNABLE) != (to == SCHED_RUNNABLE) && sched_sys.pcpu[v->pcpu])
+		sched_sys.pcpu[v->pcpu]->nr_runnable += to == SCHED_RUNNABLE ? 1u : -1u;
 	v->state = (uint8_t)to;
 	v->state_since = now;
 	sched_trace_state(p, v, now);
@@ -260,6 +262,10 @@ void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now)
 	ASSERT(cpumask_test(&v->affinity, to));
 	v->st.nmigrate++;
 	sched_trace_event(v->pcpu, v, VPE_MIGRATE, now, to);
+	if (v->state == SCHED_RUNNABLE && sched_sys.pcpu[v->pcpu] && sched_sys.pcpu[to]) {
+		sched_sys.pcpu[v->pcpu]->nr_runnable--;   /* both runqueue locks held */
+		sched_sys.pcpu[to]->nr_runnable++;
+	}
 	WRITE_ONCE(v->pcpu, to);
 }
 

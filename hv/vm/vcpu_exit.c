@@ -8,6 +8,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "vmx/kvm_pv.h"
+#include "vm/bstamp.h"
 #include "arch/x86/cpu.h"
 
 /* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
@@ -83,6 +84,8 @@ int vcpu_exit_handle(struct guest_regs *regs)
 	struct vcpu *v = container_of(regs, struct vcpu, regs);
 	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
 	enum exit_action act;
+
+	BSTAMP_EXIT(raw);
 
 	/* A PV EOI the guest signalled in memory is performed before any
 	 * handler can read ISR/PPR or inject (one flag test when not armed). */

@@ -246,6 +246,10 @@ void vm_print_exits(struct vm *vm)
 			st.time[SCHED_RUNNING] / 1000000, st.time[SCHED_RUNNABLE] / 1000000,
 			st.time[SCHED_BLOCKED] / 1000000, st.time[SCHED_OFFLINE] / 1000000,
 			st.npreempt, st.nyield, st.nwake, v->sv.pcpu, v->sv.flags);
+		if (st.npoll)   /* halt polling (hv/sched/haltpoll.c) */
+			pr_info("summary:   %s vcpu%u halt polls %lu woken %lu poll us %ld window ns %ld\n",
+				vm->p.name, i, st.npoll, st.npoll_ok, st.poll_time / 1000,
+				v->sv.halt_poll_ns);
 		kvm_pv_vcpu_print(v);
 	}
 }
