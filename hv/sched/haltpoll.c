@@ -8,11 +8,12 @@
  * longer than the maximum. Seed 002 §4 names the idle-vCPU halt/wake as the
  * largest overhead of blocking multi-threaded guests; polling is KVM's answer.
  *
- * Semantics kept: a vCPU polls only while its runqueue holds no RUNNABLE
- * vCPU and no reschedule is pending, and stops at once when either changes
- * (sched_halt_poll_continue), so polling never hides runnable work on its
- * pCPU. A RUNNABLE vCPU of another pCPU that this one could steal waits at
- * most one window (the window is bounded by halt_poll_ns). The polling vCPU
+ * Semantics kept: a vCPU polls only while no runqueue holds a RUNNABLE vCPU
+ * and no reschedule is pending on its pCPU, and stops at once when either
+ * changes (sched_halt_poll_continue), so polling never hides runnable work:
+ * not on its pCPU, and not on another pCPU whose queued vCPU this one would
+ * steal if it went idle (docs/vmx.md: a CPU-bound neighbour VM keeps its
+ * share). The polling vCPU
  * stays RUNNING for the scheduler (its credit pays for the poll, as a KVM
  * vCPU thread's CPU time does); vProfile sees the pCPU idle during the poll
  * (IDLE_BEGIN/END, arg 1) and the per-vCPU stats count polls and poll time. */
@@ -61,8 +62,10 @@ bool sched_halt_poll_continue(const struct sched_vcpu *v)
 {
 	const struct sched_pcpu *p = sched_sys.pcpu[READ_ONCE(v->pcpu)];
 
+	/* Any RUNNABLE vCPU, here or on another runqueue (this pCPU, idle,
+	 * would steal it): polling must not keep it waiting. */
 	return p && READ_ONCE(p->curr) == v && !READ_ONCE(p->need_resched) &&
-	       !READ_ONCE(p->nr_runnable);
+	       !READ_ONCE(p->nr_runnable) && !__atomic_load_n(&sched_nr_runnable, __ATOMIC_RELAXED);
 }
 
 stime_t sched_halt_poll_begin(struct sched_vcpu *v, stime_t now)

@@ -234,9 +234,11 @@ struct sched_haltpoll_opts {
 	uint64_t max_ns, grow, grow_start_ns, shrink;
 };
 extern struct sched_haltpoll_opts sched_haltpoll;
+extern int sched_nr_runnable;   /* RUNNABLE vCPUs on all runqueues (core.c) */
 /* v (RUNNING on its pCPU) just halted with nothing to take: the window it may
- * poll for before blocking, 0 = block now. Polling is allowed only while the
- * runqueue holds no RUNNABLE vCPU and no reschedule is pending. Traces the
+ * poll for before blocking, 0 = block now. Polling is allowed only while no
+ * runqueue holds a RUNNABLE vCPU (an idle pCPU would run or steal it) and no
+ * reschedule is pending on v's pCPU. Traces the
  * pCPU as idle (vProfile IDLE_BEGIN, arg 1) when it returns non-zero. */
 stime_t sched_halt_poll_begin(struct sched_vcpu *v, stime_t now);
 /* While polling: false when the pCPU has other work (stop and block). */

@@ -25,7 +25,7 @@ static bool poll_must_stop(struct vcpu *v, unsigned cpu, stime_t t, stime_t end)
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 {
 	unsigned cpu = this_cpu_id();
-	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, end = now + win;
+	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, end = now + win, dl = 0;
 	enum halt_poll_end r = HALT_POLL_BLOCK;
 
 	if (!win)
@@ -33,6 +33,10 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 	WRITE_ONCE(v->halt_polling, true);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	WRITE_ONCE(v->kicked, true);   /* look at the vLAPIC once before spinning */
+	/* The loop is what a wake-up waits for (make bench-blockpath "poll_seen"):
+	 * the vLAPIC and the device deadline are read again only after a kick.
+	 * Whatever changes them sets `kicked` (an interrupt: sched_glue_notify;
+	 * a device deadline moved by another pCPU: sched_glue_repoll). */
 	for (;;) {
 		if (READ_ONCE(v->kicked)) {
 			WRITE_ONCE(v->kicked, false);
@@ -41,8 +45,9 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 				r = HALT_POLL_WOKEN;
 				break;
 			}
+			dl = vm_devs_next_deadline(v->vm, v->id);
 		}
-		if (vm_devs_next_deadline(v->vm, v->id) <= t) {
+		if (t >= dl) {
 			r = HALT_POLL_RECHECK;   /* its own timer: the loop top advances it */
 			break;
 		}

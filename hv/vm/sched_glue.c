@@ -154,6 +154,7 @@ void sched_glue_repoll(struct vcpu *v)
 {
 	unsigned pcpu = READ_ONCE(v->sv.pcpu);
 
+	WRITE_ONCE(v->kicked, true);   /* a halt-polling v re-reads its deadline */
 	if (pcpu != this_cpu_id())
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }

@@ -217,6 +217,32 @@ START_TEST(test_runnable_count_follows_migration)
 }
 END_TEST
 
+START_TEST(test_no_poll_while_other_runqueue_waits)
+{
+	struct cpumask m;
+
+	machine();
+	sched_vcpu_start(&V[0], 0);
+	ck_assert_ptr_eq(sched_at(0, US(1)), &V[0]);
+	V[0].halt_poll_ns = US(50);
+	ck_assert(sched_halt_poll_continue(&V[0]));
+	/* vCPU 2 queued on pCPU 1 (not yet run there): pCPU 0, idle, would
+	 * steal it, so vCPU 0 must not poll. */
+	cpumask_zero(&m);
+	cpumask_set(&m, 1);
+	ck_assert_int_eq(sched_vcpu_affinity_set(&V[2], &m, US(1)), 0);
+	sched_vcpu_start(&V[2], US(2));
+	ck_assert_uint_eq(P[1].nr_runnable, 1);
+	ck_assert_int_eq(sched_nr_runnable, 1);
+	ck_assert(!sched_halt_poll_continue(&V[0]));
+	ck_assert_int_eq(sched_halt_poll_begin(&V[0], US(2)), 0);
+	/* Once pCPU 1 runs it, polling is fine again. */
+	ck_assert_ptr_eq(sched_at(1, US(3)), &V[2]);
+	ck_assert_int_eq(sched_nr_runnable, 0);
+	ck_assert(sched_halt_poll_continue(&V[0]));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("haltpoll");
@@ -229,6 +255,7 @@ int main(void)
 	tcase_add_test(tc, test_poll_only_with_empty_runqueue);
 	tcase_add_test(tc, test_poll_stops_on_resched_and_off);
 	tcase_add_test(tc, test_runnable_count_follows_migration);
+	tcase_add_test(tc, test_no_poll_while_other_runqueue_waits);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
