@@ -362,7 +362,10 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (!handle_start_signals(v))
 			return VCPU_RUN_OFFLINE;
 		now = time_now();
-		sched_glue_poll(cpu, now);
+		/* vm_cpu_loop() polled just before it chose v (issue 19: the
+		 * second poll cost every wake-up ~180 cycles for nothing). */
+		if (after_exit)
+			sched_glue_poll(cpu, now);
 		BSTAMP_HERE(BS_T_GPOLL);
 		if (sched_glue_need_resched(cpu)) {
 			/* For directed yield: preempted in guest kernel mode?
