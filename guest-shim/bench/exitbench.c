@@ -136,9 +136,9 @@ static void ap_spin(unsigned cpu)
 /* Fixed IPI BSP -> AP, whose handler sends one back: two IPIs, two EOIs.
  * Also one way (issue 19): from before the ICR write to the AP handler's
  * first instruction (one TSC for all CPUs in Bochs and one TSC offset per VM). */
-static void ipi_rtt(const char *name, const char *oneway, unsigned gap_us)
+static void ipi_rtt(const char *name, const char *oneway, unsigned gap_us, const char *send)
 {
-	uint64_t s[N / 2], w[N / 2];
+	uint64_t s[N / 2], w[N / 2], c[N / 2];
 
 	for (unsigned i = 0; i < N / 2; i++) {
 		uint32_t want = pongs + 1;
@@ -148,6 +148,7 @@ static void ipi_rtt(const char *name, const char *oneway, unsigned gap_us)
 			delay_us(gap_us);   /* the AP is back in HLT: blocked or polling */
 		t0 = rdtsc();
 		apic_send_ipi(1, VEC_PING);
+		c[i] = rdtsc() - t0;   /* the sender's own cost of the ICR write */
 		while (pongs < want)
 			__asm__ volatile("" ::: "memory");
 		s[i] = rdtsc() - t0;
@@ -156,6 +157,8 @@ static void ipi_rtt(const char *name, const char *oneway, unsigned gap_us)
 	if (name)
 		report(name, s, N / 2);
 	report(oneway, w, N / 2);
+	if (send)
+		report(send, c, N / 2);
 }
 
 static void on_self(unsigned v)
@@ -238,7 +241,7 @@ static void follow_x2(unsigned cpu)
 
 static void bench_ipis(const char *sfx)
 {
-	char a[40], b[40], c[40], d[40], e[40], f[40];
+	char a[40], b[40], c[40], d[40], e[40], f[40], g[40];
 
 	fmt_snprintf(a, sizeof(a), "ipi_rtt_halted%s", sfx);
 	fmt_snprintf(b, sizeof(b), "ipi_rtt_running%s", sfx);
@@ -246,17 +249,18 @@ static void bench_ipis(const char *sfx)
 	fmt_snprintf(d, sizeof(d), "eoi%s", sfx);
 	fmt_snprintf(e, sizeof(e), "ipi_wake_halted%s", sfx);
 	fmt_snprintf(f, sizeof(f), "ipi_wake_running%s", sfx);
-	ipi_rtt(a, e, 0);
+	fmt_snprintf(g, sizeof(g), "ipi_send%s", sfx);
+	ipi_rtt(a, e, 0, NULL);
 	/* An idle peer: woken 100 us after its HLT (a halt poll window grows to
 	 * catch it) and 1 ms after (longer than the largest window: it blocks). */
 	fmt_snprintf(e, sizeof(e), "ipi_wake_idle100us%s", sfx);
-	ipi_rtt(NULL, e, 100);
+	ipi_rtt(NULL, e, 100, NULL);
 	fmt_snprintf(e, sizeof(e), "ipi_wake_idle1ms%s", sfx);
-	ipi_rtt(NULL, e, 1000);                       /* the AP idles in HLT (ap_main) */
+	ipi_rtt(NULL, e, 1000, NULL);                       /* the AP idles in HLT (ap_main) */
 	spin_stop = 0;
 	smp_run_on(1, ap_spin, 0);        /* posted, not waited for: the AP spins */
 	delay_us(1000);
-	ipi_rtt(b, f, 0);                       /* ... with interrupts on, no exits */
+	ipi_rtt(b, f, 0, g);                       /* ... with interrupts on, no exits */
 	spin_stop = 1;
 	delay_us(1000);
 	bench_self(c, d);

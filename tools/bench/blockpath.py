@@ -22,7 +22,8 @@ import exitbench  # noqa: E402
 REPO = exitbench.REPO
 STAMP = re.compile(r"BSTAMP (\S+) (\S+) (\d+) (\d+)")
 GUEST = ["ipi_rtt_halted", "ipi_wake_halted", "ipi_wake_idle100us", "ipi_wake_idle1ms",
-         "ipi_rtt_running", "ipi_wake_running", "hlt_timer_wake"]
+         "ipi_rtt_running", "ipi_wake_running", "ipi_send", "ipi_send_x2apic",
+         "hlt_timer_wake"]
 STAGES = [
     ("hlt_exit", "target: guest HLT -> ... (previous stage) -> HLT exit handled"),
     ("block", "target: vcpu_run returns BLOCKED, sched_block"),

@@ -30,6 +30,7 @@ ROWS = [
     ("ipi_wake_idle100us", "IPI one way, peer halted 100 us earlier"),
     ("ipi_wake_idle1ms", "IPI one way, peer halted 1 ms earlier"),
     ("ipi_wake_running", "IPI one way, ICR write -> running peer's handler"),
+    ("ipi_send", "IPI sender: ICR write -> next instruction"),
     ("self_ipi", "self IPI (ICR shorthand) -> handler"),
     ("eoi", "EOI write in the handler"),
     ("eoi_level", "EOI of a level-triggered IOAPIC interrupt"),
