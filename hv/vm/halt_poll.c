@@ -25,7 +25,10 @@ static bool poll_must_stop(struct vcpu *v, unsigned cpu, stime_t t, stime_t end)
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 {
 	unsigned cpu = this_cpu_id();
-	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, end = now + win, dl = 0;
+	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, dl = 0;
+	/* From the HLT, not from this call: a device deadline that brings the
+	 * vCPU back here (RECHECK) without an interrupt does not extend it. */
+	stime_t end = (v->halt_since ? v->halt_since : now) + win;
 	enum halt_poll_end r = HALT_POLL_BLOCK;
 
 	if (!win)
