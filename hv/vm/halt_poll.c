@@ -18,8 +18,7 @@
 
 static bool poll_must_stop(struct vcpu *v, unsigned cpu, stime_t t, stime_t end)
 {
-	return t >= end || v->vm->state != VM_RUNNING || READ_ONCE(v->init_pending) ||
-	       t >= sched_glue_deadline(cpu) || !sched_halt_poll_continue(&v->sv);
+	return t >= end || t >= sched_glue_deadline(cpu) || !sched_halt_poll_continue(&v->sv);
 }
 
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
@@ -50,8 +49,11 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 			}
 			dl = vm_devs_next_deadline(v->vm, v->id);
 		}
-		if (t >= dl) {
-			r = HALT_POLL_RECHECK;   /* its own timer: the loop top advances it */
+		/* Its own timer (the loop top advances it), a stopped VM or an
+		 * INIT (the loop top ends the run; blocking here would leave an
+		 * INIT to a halted vCPU unseen: it is no wake-up). */
+		if (t >= dl || v->vm->state != VM_RUNNING || READ_ONCE(v->init_pending)) {
+			r = HALT_POLL_RECHECK;
 			break;
 		}
 		if (poll_must_stop(v, cpu, t, end))
