@@ -21,7 +21,7 @@ const char test_name[] = "exitbench";
 
 static uint64_t rdtsc_cost;
 static volatile uint32_t pongs, selfs, timers, spin_stop;
-static volatile uint64_t eoi_cost, timer_tsc, level_eoi_cost;
+static volatile uint64_t eoi_cost, timer_tsc, level_eoi_cost, ping_tsc;
 static volatile uint32_t levels;
 
 static void sort(uint64_t *a, unsigned n)
@@ -118,6 +118,7 @@ static void bench_hlt_timer(void)
 
 static void on_ping(unsigned v)
 {
+	ping_tsc = rdtsc();
 	apic_send_ipi(0, VEC_PONG);
 }
 
@@ -132,21 +133,32 @@ static void ap_spin(unsigned cpu)
 		__asm__ volatile("" ::: "memory");
 }
 
-/* Fixed IPI BSP -> AP, whose handler sends one back: two IPIs, two EOIs. */
-static void ipi_rtt(const char *name)
+/* Fixed IPI BSP -> AP, whose handler sends one back: two IPIs, two EOIs.
+ * Also one way (issue 19): from before the ICR write to the AP handler's
+ * first instruction (one TSC for all CPUs in Bochs and one TSC offset per VM). */
+static void ipi_rtt(const char *name, const char *oneway, unsigned gap_us, const char *send)
 {
-	uint64_t s[N / 2];
+	uint64_t s[N / 2], w[N / 2], c[N / 2];
 
 	for (unsigned i = 0; i < N / 2; i++) {
 		uint32_t want = pongs + 1;
-		uint64_t t0 = rdtsc();
+		uint64_t t0;
 
+		if (gap_us)
+			delay_us(gap_us);   /* the AP is back in HLT: blocked or polling */
+		t0 = rdtsc();
 		apic_send_ipi(1, VEC_PING);
+		c[i] = rdtsc() - t0;   /* the sender's own cost of the ICR write */
 		while (pongs < want)
 			__asm__ volatile("" ::: "memory");
 		s[i] = rdtsc() - t0;
+		w[i] = ping_tsc - t0 + rdtsc_cost;   /* report() subtracts it again */
 	}
-	report(name, s, N / 2);
+	if (name)
+		report(name, s, N / 2);
+	report(oneway, w, N / 2);
+	if (send)
+		report(send, c, N / 2);
 }
 
 static void on_self(unsigned v)
@@ -229,17 +241,26 @@ static void follow_x2(unsigned cpu)
 
 static void bench_ipis(const char *sfx)
 {
-	char a[40], b[40], c[40], d[40];
+	char a[40], b[40], c[40], d[40], e[40], f[40], g[40];
 
 	fmt_snprintf(a, sizeof(a), "ipi_rtt_halted%s", sfx);
 	fmt_snprintf(b, sizeof(b), "ipi_rtt_running%s", sfx);
 	fmt_snprintf(c, sizeof(c), "self_ipi%s", sfx);
 	fmt_snprintf(d, sizeof(d), "eoi%s", sfx);
-	ipi_rtt(a);                       /* the AP idles in HLT (ap_main) */
+	fmt_snprintf(e, sizeof(e), "ipi_wake_halted%s", sfx);
+	fmt_snprintf(f, sizeof(f), "ipi_wake_running%s", sfx);
+	fmt_snprintf(g, sizeof(g), "ipi_send%s", sfx);
+	ipi_rtt(a, e, 0, NULL);
+	/* An idle peer: woken 100 us after its HLT (a halt poll window grows to
+	 * catch it) and 1 ms after (longer than the largest window: it blocks). */
+	fmt_snprintf(e, sizeof(e), "ipi_wake_idle100us%s", sfx);
+	ipi_rtt(NULL, e, 100, NULL);
+	fmt_snprintf(e, sizeof(e), "ipi_wake_idle1ms%s", sfx);
+	ipi_rtt(NULL, e, 1000, NULL);                       /* the AP idles in HLT (ap_main) */
 	spin_stop = 0;
 	smp_run_on(1, ap_spin, 0);        /* posted, not waited for: the AP spins */
 	delay_us(1000);
-	ipi_rtt(b);                       /* ... with interrupts on, no exits */
+	ipi_rtt(b, f, 0, g);                       /* ... with interrupts on, no exits */
 	spin_stop = 1;
 	delay_us(1000);
 	bench_self(c, d);

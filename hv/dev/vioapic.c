@@ -115,6 +115,7 @@ static void rte_write(struct vioapic *io, unsigned pin, bool high, uint32_t val)
 	if (!(rte & RTE_LEVEL))
 		rte &= ~RTE_REMOTE_IRR;     /* edge entries never hold remote IRR */
 	io->rte[pin] = rte;
+	__atomic_fetch_add(&io->gen, 1, __ATOMIC_RELEASE);
 	/* unmasking a level entry whose line is asserted delivers it now */
 	if ((rte & RTE_LEVEL) && (io->lines & (1u << pin)))
 		pin_deliver(io, pin);

@@ -41,6 +41,7 @@ struct vioapic {
 	uint64_t rte[VIOAPIC_PINS];
 	uint64_t delivered[VIOAPIC_PINS];   /* statistics */
 	const struct vioapic_ops *ops;
+	uint32_t gen;                /* bumped after every RTE write (vmx/apicv.c caches) */
 };
 
 /* Reset state: every entry masked, ID as given (the MADT's IOAPIC ID). */

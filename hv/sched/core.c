@@ -11,6 +11,7 @@
 const struct sched_hooks *sched_hooks_default(void);
 
 struct sched_sys sched_sys;
+int sched_nr_runnable;   /* RUNNABLE vCPUs on all runqueues (halt polling) */
 
 /* No lock; before any pCPU is added. */
 int sched_init(const char *name)
@@ -29,6 +30,7 @@ int sched_init(const char *name)
 	if (sched_policy_check(ops))
 		return trace_error(-EINVAL);
 	memset(&sched_sys, 0, sizeof(sched_sys));
+	sched_nr_runnable = 0;
 	sched_sys.ops = ops;
 	sched_sys.next_acct = STIME_MAX;
 	sched_sys.next_balloon = STIME_MAX;
@@ -141,6 +143,10 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 	}
 	if (to != SCHED_RUNNABLE)
 		v->flags &= (uint8_t)~(SCHED_VF_WOKEN | SCHED_VF_PREEMPTED);
+	if ((v->state == SCHED_RUNNABLE) != (to == SCHED_RUNNABLE) && sched_sys.pcpu[v->pcpu]) {
+		sched_sys.pcpu[v->pcpu]->nr_runnable += to == SCHED_RUNNABLE ? 1u : -1u;
+		__atomic_fetch_add(&sched_nr_runnable, to == SCHED_RUNNABLE ? 1 : -1, __ATOMIC_RELAXED);
+	}
 	v->state = (uint8_t)to;
 	v->state_since = now;
 	sched_trace_state(p, v, now);
@@ -268,6 +274,10 @@ void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now)
 	ASSERT(cpumask_test(&v->affinity, to));
 	v->st.nmigrate++;
 	sched_trace_event(v->pcpu, v, VPE_MIGRATE, now, to);
+	if (v->state == SCHED_RUNNABLE && sched_sys.pcpu[v->pcpu] && sched_sys.pcpu[to]) {
+		sched_sys.pcpu[v->pcpu]->nr_runnable--;   /* both runqueue locks held */
+		sched_sys.pcpu[to]->nr_runnable++;
+	}
 	WRITE_ONCE(v->pcpu, to);
 }
 

@@ -70,6 +70,8 @@ struct sched_vcpu_stats {
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
 	uint64_t nwake_lat;
+	uint64_t npoll, npoll_ok;      /* halt polls (haltpoll.c), those a wake-up ended */
+	stime_t  poll_time;            /* ... their time (also pCPU idle in vProfile) */
 };
 
 /* Embedded in the hypervisor's struct vcpu (container_of). */
@@ -98,6 +100,7 @@ struct sched_vcpu {
 	uint32_t ple_window;
 	uint8_t  guest_kernel, preempted_kernel;
 	stime_t  ple_target_at;
+	stime_t  halt_poll_ns;         /* adaptive halt-poll window (haltpoll.c) */
 	struct sched_vcpu_stats st;
 	uint64_t priv[SCHED_VCPU_PRIV_WORDS];   /* policy data */
 };
@@ -149,6 +152,7 @@ struct sched_pcpu {
 	uint64_t nschedule, nswitch;
 	stime_t idle_time, idle_since;
 	stime_t sleep_next;            /* earliest balloon-sleep timeout it watches */
+	unsigned nr_runnable;          /* RUNNABLE vCPUs of this runqueue (locked) */
 	uint64_t priv[SCHED_PCPU_PRIV_WORDS];
 };
 
@@ -247,6 +251,30 @@ extern const char *const sched_option_names[];
 int sched_option_get(const char *name, uint64_t *val);
 /* `sched=` as registered with hv/cmdline (options.c): pass to sched_init(). */
 extern char sched_opt_policy[32];
+
+/* ---- halt polling (haltpoll.c; KVM's halt_poll_ns, docs/vmx.md) -------- */
+/* Options: `halt_poll_ns=` (the largest window, 0 = off), `halt_poll_grow=`,
+ * `halt_poll_grow_start_ns=`, `halt_poll_shrink=`. */
+struct sched_haltpoll_opts {
+	uint64_t max_ns, grow, grow_start_ns, shrink;
+};
+extern struct sched_haltpoll_opts sched_haltpoll;
+extern int sched_nr_runnable;   /* RUNNABLE vCPUs on all runqueues (core.c) */
+/* v (RUNNING on its pCPU) just halted with nothing to take: the window it may
+ * poll for before blocking, 0 = block now. Polling is allowed only while no
+ * runqueue holds a RUNNABLE vCPU (an idle pCPU would run or steal it) and no
+ * reschedule is pending on v's pCPU. Traces the
+ * pCPU as idle (vProfile IDLE_BEGIN, arg 1) when it returns non-zero. */
+stime_t sched_halt_poll_begin(struct sched_vcpu *v, stime_t now);
+/* While polling: false when the pCPU has other work (stop and block). */
+bool sched_halt_poll_continue(const struct sched_vcpu *v);
+/* The poll that began at `start` ended (woke: a wake-up ended it). */
+void sched_halt_poll_end(struct sched_vcpu *v, stime_t start, stime_t now, bool woke);
+/* A halt of v (HLT exit to wake-up, polled or blocked) lasted halt_ns: grow
+ * or shrink v's window (KVM's update_halt_poll_stats, grow/shrink_halt_poll_ns). */
+void sched_halt_poll_update(struct sched_vcpu *v, stime_t halt_ns);
+/* Pure form of the update, for tests: the new window. */
+stime_t sched_halt_poll_next(const struct sched_haltpoll_opts *o, stime_t cur, stime_t halt_ns);
 
 /* ---- observation --------------------------------------------------------- */
 /* Stats with the current state's time brought up to `now`. */

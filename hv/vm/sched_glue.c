@@ -16,6 +16,7 @@
 #include "console_input.h"
 #include "vm/watchdog.h"
 #include "vm/pmu_glue.h"
+#include "vm/bstamp.h"
 #include "log.h"
 
 extern char sched_opt_policy[32];
@@ -91,6 +92,7 @@ static const struct sched_platform plat = {
 
 static void kick_handler(struct trap_frame *f)
 {
+	BSTAMP_HERE(BS_T_IRQ);
 	apic_eoi();
 	sched_kicked(&pcpus[this_cpu_id()], time_now());
 }
@@ -154,14 +156,22 @@ void sched_glue_notify(struct vcpu *v)
 	    (v->sv.flags & SCHED_VF_BALLOON))
 		sched_wake(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);
-	if (pcpu != this_cpu_id() && READ_ONCE(pcpus[pcpu].curr) == &v->sv)
+	BSTAMP_SENDER(pcpu);
+	if (pcpu != this_cpu_id() && READ_ONCE(pcpus[pcpu].curr) == &v->sv) {
+		/* A halt-polling v sees `kicked` itself (vm/halt_poll.c: Dekker). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (READ_ONCE(v->halt_polling))
+			return;
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+		BSTAMP_TARGET(pcpu, BS_S_KICK);
+	}
 }
 
 void sched_glue_repoll(struct vcpu *v)
 {
 	unsigned pcpu = READ_ONCE(v->sv.pcpu);
 
+	WRITE_ONCE(v->kicked, true);   /* a halt-polling v re-reads its deadline */
 	if (pcpu != this_cpu_id())
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }
@@ -287,6 +297,7 @@ void sched_glue_print(void)
 	for (unsigned c = 0; c < nr_cpus_online; c++)
 		pr_info("summary: pcpu%u schedule %lu switches %lu idle %ld ms\n", c,
 			pcpus[c].nschedule, pcpus[c].nswitch, pcpus[c].idle_time / 1000000);
+	BSTAMP_PRINT();
 }
 
 static void idle_wait(unsigned cpu)
@@ -306,6 +317,7 @@ static void idle_wait(unsigned cpu)
 	dl = MIN(sched_glue_deadline(cpu), console_input_deadline(cpu));
 	dl = MIN(dl, watchdog_deadline(cpu));
 	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
+	BSTAMP_HERE(BS_IDLE);
 	WRITE_ONCE(idling[cpu], true);
 	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
 	WRITE_ONCE(idling[cpu], false);
@@ -340,6 +352,7 @@ void vm_cpu_loop(void)
 		sched_glue_poll(cpu, now);
 		if (resched || !curr || sched_need_resched(p)) {
 			next = to_vcpu(sched_schedule(p, time_now(), &until));
+			BSTAMP_HERE(BS_T_SCHED);
 			if (curr && curr != next) {
 				/* Involuntarily off the pCPU: KVM's steal-time `preempted`. */
 				if (curr->sv.state == SCHED_RUNNABLE)
@@ -365,6 +378,7 @@ void vm_cpu_loop(void)
 		switch (end) {
 		case VCPU_RUN_BLOCKED:
 			sched_block(&curr->sv, now);
+			BSTAMP_HERE(BS_BLOCK);
 			/* A wake-up that came while it still counted as running. */
 			if (vcpu_has_wakeup(curr))
 				sched_wake(&curr->sv, time_now());

@@ -12,6 +12,8 @@
 #include "vm/vprof_glue.h"
 #include "vmx/kvm_pv.h"
 #include "vm/pmu_glue.h"
+#include "vm/halt_poll.h"
+#include "vm/bstamp.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -347,6 +349,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		vm_stop(v->vm, 126, "vmcs-load-failed");
 		return VCPU_RUN_OFFLINE;
 	}
+	BSTAMP_HERE(BS_T_LOAD);
 	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
 		vmx_flush_vpid(v);
 	v->resched = sched_glue_resched_flag(cpu);
@@ -361,7 +364,11 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (!handle_start_signals(v))
 			return VCPU_RUN_OFFLINE;
 		now = time_now();
-		sched_glue_poll(cpu, now);
+		/* vm_cpu_loop() polled just before it chose v (issue 19: the
+		 * second poll cost every wake-up ~180 cycles for nothing). */
+		if (after_exit)
+			sched_glue_poll(cpu, now);
+		BSTAMP_HERE(BS_T_GPOLL);
 		if (sched_glue_need_resched(cpu)) {
 			/* For directed yield: preempted in guest kernel mode?
 			 * CPL = SS.DPL (SDM vol. 3 §24.4.1), bits 6:5 of the AR. */
@@ -371,14 +378,28 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		}
 		vm_devs_advance(v->vm, v->id, now);
 		if (v->state == VCPU_HALTED) {
-			if (!vcpu_has_wakeup(v))
-				return VCPU_RUN_BLOCKED;
+			if (!v->halt_since)
+				v->halt_since = now;
+			if (!vcpu_has_wakeup(v)) {
+				enum halt_poll_end hp = vcpu_halt_poll(v, now);
+
+				if (hp == HALT_POLL_BLOCK)
+					return VCPU_RUN_BLOCKED;
+				if (hp == HALT_POLL_RECHECK)
+					continue;
+				now = time_now();
+			}
+			/* KVM-style halt-poll window update (hv/sched/haltpoll.c). */
+			sched_halt_poll_update(&v->sv, now - v->halt_since);
+			v->halt_since = 0;
 			kvm_pv_unhalt_clear(v);
 			WRITE_ONCE(v->state, VCPU_RUNNABLE);
 		}
+		BSTAMP_HERE(BS_T_DEVS);
 		WRITE_ONCE(v->kicked, false);
 		sched_glue_deliver_pending(v);
 		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
+		BSTAMP_HERE(BS_T_INJECT);
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
@@ -390,6 +411,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		 * (vcpu_exit_handle); it returns with the first exit that needs
 		 * this loop, interrupts on. */
 		irq_disable();
+		BSTAMP_ENTRY();
 		act = vmx_enter(&v->regs, v->launched);
 		if (act == VMX_ENTER_FAILED) {
 			irq_enable();
@@ -404,6 +426,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
+			BSTAMP_HERE(BS_HLT);
 			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
 			/* Only a guest that was ever given an NMI can be blocked by one. */
 			if (unlikely(v->nmi_injected))

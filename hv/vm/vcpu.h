@@ -47,6 +47,8 @@ struct vcpu {
 	volatile bool kicked;              /* an interrupt may have become pending */
 	bool halt_if;                      /* RFLAGS.IF when the guest halted */
 	bool halt_nmi_blocked;             /* ... and it was blocked by NMI (virtual NMIs) */
+	volatile bool halt_polling;        /* halt poll running: no kick IPI needed (vm/halt_poll.c) */
+	stime_t halt_since;                /* when the current halt began, 0 = not halted */
 	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */

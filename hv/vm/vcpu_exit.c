@@ -8,6 +8,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "vmx/kvm_pv.h"
+#include "vm/bstamp.h"
 #include "arch/x86/cpu.h"
 
 /* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
@@ -50,12 +51,31 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 
 /* Every other exit: let the host take the interrupt that caused it (no
  * acknowledge-on-exit); the handler may run long. */
+/* An ICR write (APIC-write exit at offset 0x300 with APICv, WRMSR of the
+ * x2APIC ICR 0x830): sending an IPI changes nothing the loop top would
+ * deliver to the sender itself (a self IPI kicks it), nor its own timers, so
+ * it may re-enter at once like a hypercall. Issue 19: the sender of every
+ * wake-up IPI went through the whole loop top (~1000 cycles). */
+static inline bool exit_is_icr_write(struct vcpu *v, uint32_t raw)
+{
+	if (raw == EXIT_REASON_APIC_WRITE)
+		return (vmcs_readnat(VMCS_EXIT_QUAL) & 0xfff) == 0x300;
+	return raw == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == 0x830;
+}
+
 static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw)
 {
 	enum exit_action act;
+	bool icr = exit_is_icr_write(v, raw);
 
 	irq_enable();
 	act = exit_dispatch(v, raw);
+	if (icr && act == EXIT_RESUME) {
+		irq_disable();
+		if (vcpu_fast_reentry(v))
+			return VMX_EXIT_REENTER;
+		irq_enable();
+	}
 	return (int)act;
 }
 
@@ -83,6 +103,8 @@ int vcpu_exit_handle(struct guest_regs *regs)
 	struct vcpu *v = container_of(regs, struct vcpu, regs);
 	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
 	enum exit_action act;
+
+	BSTAMP_EXIT(raw);
 
 	/* A PV EOI the guest signalled in memory is performed before any
 	 * handler can read ISR/PPR or inject (one flag test when not armed). */

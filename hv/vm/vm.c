@@ -261,6 +261,10 @@ void vm_print_exits(struct vm *vm)
 				"stale %lu timeout %lu moot %lu sleep %lu sleep_cancel %lu\n",
 				vm->p.name, i, st.nsa_upcall, st.nsa_ack_yield, st.nsa_ack_block,
 				st.nsa_stale, st.nsa_timeout, st.nsa_moot, st.nsleep, st.nsleep_cancel);
+		if (st.npoll)   /* halt polling (hv/sched/haltpoll.c) */
+			pr_info("summary:   %s vcpu%u halt polls %lu woken %lu poll us %ld window ns %ld\n",
+				vm->p.name, i, st.npoll, st.npoll_ok, st.poll_time / 1000,
+				v->sv.halt_poll_ns);
 		kvm_pv_vcpu_print(v);
 	}
 }

@@ -17,12 +17,11 @@ uint8_t apicv_calc_tpr_threshold(const uint32_t *page)
 	return irr_class && irr_class <= tpr_class ? (uint8_t)irr_class : 0;
 }
 
-void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned nr_rte,
-			   uint64_t out[4])
+/* Vectors of level-triggered fixed/lowest-priority IOAPIC entries: their
+ * EOI must reach the IOAPIC (remote IRR). */
+void apicv_calc_level_vectors(const uint64_t *rte, unsigned nr_rte, uint64_t out[4])
 {
-	for (unsigned w = 0; w < 4; w++)
-		out[w] = (uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w) / 4]) |
-			 (uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w + 16) / 4]) << 32;
+	out[0] = out[1] = out[2] = out[3] = 0;
 	for (unsigned p = 0; p < nr_rte; p++) {
 		uint64_t r = READ_ONCE(rte[p]);
 		uint8_t vec = (uint8_t)r;
@@ -30,6 +29,22 @@ void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned n
 		if ((r & RTE_LEVEL_BIT) && RTE_DM(r) <= 1 && vec >= 16)
 			out[vec / 64] |= 1ull << (vec % 64);
 	}
+}
+
+void apicv_calc_eoi_from_level(const uint32_t *page, const uint64_t level[4], uint64_t out[4])
+{
+	for (unsigned w = 0; w < 4; w++)
+		out[w] = ((uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w) / 4]) |
+			  (uint64_t)READ_ONCE(page[(PAGE_TMR + 32 * w + 16) / 4]) << 32) | level[w];
+}
+
+void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned nr_rte,
+			   uint64_t out[4])
+{
+	uint64_t level[4];
+
+	apicv_calc_level_vectors(rte, nr_rte, level);
+	apicv_calc_eoi_from_level(page, level, out);
 }
 
 /* MSR bitmap layout (SDM §25.6.9): read-low at 0, write-low at 2048, one bit

@@ -40,6 +40,10 @@ uint8_t apicv_calc_tpr_threshold(const uint32_t *page);
 /* EOI-exit bitmap (SDM §30.1.4): vectors accepted as level-triggered (TMR)
  * plus the vectors of level-triggered fixed/lowest-priority IOAPIC entries,
  * whose EOI must reach the IOAPIC (remote IRR). */
+/* The two halves of apicv_calc_eoi_bitmap: level-triggered IOAPIC vectors
+ * (cached by apicv.c until an RTE changes), then TMR | those. */
+void apicv_calc_level_vectors(const uint64_t *rte, unsigned nr_rte, uint64_t out[4]);
+void apicv_calc_eoi_from_level(const uint32_t *page, const uint64_t level[4], uint64_t out[4]);
 void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned nr_rte,
 			   uint64_t out[4]);
 

@@ -66,6 +66,17 @@ START_TEST(test_eoi_bitmap)
 			  (1ull << (0x73 - 64)));
 	ck_assert_uint_eq(bm[2], 0);
 	ck_assert_uint_eq(bm[3], 1ull << (0xe1 - 192));
+	/* The split form (cached level vectors) gives the same bitmap. */
+	{
+		uint64_t lv[4], bm2[4];
+
+		apicv_calc_level_vectors(rte, 4, lv);
+		ck_assert_uint_eq(lv[1], (1ull << (0x70 - 64)) | (1ull << (0x73 - 64)));
+		ck_assert_uint_eq(lv[0] | lv[2] | lv[3], 0);
+		apicv_calc_eoi_from_level(page, lv, bm2);
+		for (unsigned i = 0; i < 4; i++)
+			ck_assert_uint_eq(bm2[i], bm[i]);
+	}
 }
 END_TEST
 

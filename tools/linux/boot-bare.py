@@ -123,7 +123,8 @@ def hv_argv(a, cpus, cmdline, serial, work):
             "--mem", "512M", "--bochs-cpu", a.bochs_cpu, "--ips", "50000000",
             "--hv", a.hv, "--quiet", "--serial-log", str(serial), "--timeout",
             str(int(a.timeout)), "--workdir", str(work / "hvrun"), "--vm", vm,
-            "--image", a.kernel, "--initrd", a.initrd]
+            "--image", a.kernel, "--initrd", a.initrd] + \
+        (["--cmdline", a.hv_cmdline] if a.hv_cmdline else [])
 
 
 BARELOAD_MEGS = 512   # bareload.elf sits at 256 MiB, the modules above it
@@ -419,6 +420,7 @@ def main():
                     default="qemu")
     ap.add_argument("--bareload", default="build/linux/bareload.elf")
     ap.add_argument("--hv", default="build/hv.elf")
+    ap.add_argument("--hv-cmdline", default="", help="hypervisor options, --emu hv")
     ap.add_argument("--guest-mem", type=int, default=128, help="MiB, --emu hv/bareload")
     ap.add_argument("--vm-opt", action="append", default=[],
                     help="extra word for the --emu hv module string (e.g. kvm=off)")

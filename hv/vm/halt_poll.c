@@ -1,0 +1,74 @@
+/* The hypervisor half of halt polling (policy and window: hv/sched/haltpoll.c).
+ * A vCPU that halts with nothing to take spins on its own pCPU, VMCS still
+ * loaded, until a wake-up, its own device deadline, the pCPU's scheduler
+ * deadline or the end of its window; a wake-up in the window resumes it
+ * without sched_block, idle, kick IPI, schedule and vcpu_put/vcpu_load.
+ * While v->halt_polling is set, sched_glue_notify() sends no kick IPI: the
+ * notifier stores v->kicked, fences and reads halt_polling; the poller
+ * stores halt_polling, fences and reads kicked (Dekker), and after clearing
+ * halt_polling looks once more, so a skipped kick is never lost. */
+#include "vm/halt_poll.h"
+#include "vm/sched_glue.h"
+#include "vm/devs.h"
+#include "vm/bstamp.h"
+#include "sched/sched.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/time.h"
+
+static bool poll_must_stop(struct vcpu *v, unsigned cpu, stime_t t, stime_t end)
+{
+	return t >= end || t >= sched_glue_deadline(cpu) || !sched_halt_poll_continue(&v->sv);
+}
+
+enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
+{
+	unsigned cpu = this_cpu_id();
+	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, dl = 0;
+	/* From the HLT, not from this call: a device deadline that brings the
+	 * vCPU back here (RECHECK) without an interrupt does not extend it. */
+	stime_t end = (v->halt_since ? v->halt_since : now) + win;
+	enum halt_poll_end r = HALT_POLL_BLOCK;
+
+	if (!win)
+		return HALT_POLL_BLOCK;
+	WRITE_ONCE(v->halt_polling, true);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	WRITE_ONCE(v->kicked, true);   /* look at the vLAPIC once before spinning */
+	/* The loop is what a wake-up waits for (make bench-blockpath "poll_seen"):
+	 * the vLAPIC and the device deadline are read again only after a kick.
+	 * Whatever changes them sets `kicked` (an interrupt: sched_glue_notify;
+	 * a device deadline moved by another pCPU: sched_glue_repoll). */
+	for (;;) {
+		if (READ_ONCE(v->kicked)) {
+			WRITE_ONCE(v->kicked, false);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			if (vcpu_has_wakeup(v)) {
+				r = HALT_POLL_WOKEN;
+				break;
+			}
+			dl = vm_devs_next_deadline(v->vm, v->id);
+		}
+		/* Its own timer (the loop top advances it), a stopped VM or an
+		 * INIT (the loop top ends the run; blocking here would leave an
+		 * INIT to a halted vCPU unseen: it is no wake-up). */
+		if (t >= dl || v->vm->state != VM_RUNNING || READ_ONCE(v->init_pending)) {
+			r = HALT_POLL_RECHECK;
+			break;
+		}
+		if (poll_must_stop(v, cpu, t, end))
+			break;
+		cpu_relax();
+		t = time_now();
+	}
+	WRITE_ONCE(v->halt_polling, false);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (r == HALT_POLL_BLOCK && vcpu_has_wakeup(v))
+		r = HALT_POLL_WOKEN;   /* a kick skipped just before the flag went */
+	if (r != HALT_POLL_BLOCK)
+		WRITE_ONCE(v->kicked, true);   /* no fast re-entry before the loop top */
+	if (r == HALT_POLL_WOKEN)
+		BSTAMP_HERE(BS_T_POLL);
+	sched_halt_poll_end(&v->sv, now, time_now(), r != HALT_POLL_BLOCK);
+	return r;
+}

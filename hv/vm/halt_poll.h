@@ -1,0 +1,13 @@
+/* Halt polling on the vCPU's own pCPU (halt_poll.c; hv/sched/haltpoll.c). */
+#ifndef HV_VM_HALT_POLL_H
+#define HV_VM_HALT_POLL_H
+#include "vm/vcpu.h"
+
+enum halt_poll_end {
+	HALT_POLL_BLOCK,     /* no wake-up in the window (or other work): block */
+	HALT_POLL_WOKEN,     /* an interrupt to take: resume the guest */
+	HALT_POLL_RECHECK,   /* a device deadline or the scheduler's: back to the loop top */
+};
+/* v is VCPU_HALTED with nothing to take; `now` was read at the loop top. */
+enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now);
+#endif
