@@ -35,8 +35,10 @@ HV_SRCS += hv/dev/rtc.c hv/dev/rtc_time.c
 UNIT_TESTS += test_rtc
 test_rtc_SRCS := test/unit/test_rtc.c hv/dev/rtc.c hv/dev/rtc_time.c
 
-HV_SRCS += hv/dev/pcdev.c
-UNIT_TESTS += test_pcdev
-test_pcdev_SRCS := test/unit/test_pcdev.c hv/dev/pcdev.c hv/dev/uart.c hv/dev/debugexit.c \
+HV_SRCS += hv/dev/pcdev.c hv/dev/registry.c
+PCDEV_MODEL_SRCS := hv/dev/pcdev.c hv/dev/registry.c hv/dev/uart.c hv/dev/debugexit.c \
 	hv/dev/fwcfg.c hv/dev/pci_absent.c hv/dev/pit.c hv/dev/rtc.c hv/dev/rtc_time.c \
 	hv/dev/acpipm.c
+UNIT_TESTS += test_pcdev test_dev_registry
+test_pcdev_SRCS := test/unit/test_pcdev.c $(PCDEV_MODEL_SRCS)
+test_dev_registry_SRCS := test/unit/test_dev_registry.c $(PCDEV_MODEL_SRCS)
