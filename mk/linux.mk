@@ -23,7 +23,6 @@ LINUX_BUSYBOX ?= /bin/busybox
 
 # bzimage.c calls guest_e820() from layout.c (another area): link it into the
 # image once that exists, so `make all` never breaks on an undefined symbol.
-HV_SRCS    += $(if $(wildcard hv/load/layout.c),hv/load/bzimage.c)
 UNIT_TESTS += test_bzimage
 test_bzimage_SRCS := test/unit/test_bzimage.c hv/load/bzimage.c $(wildcard hv/load/layout.c)
 
