@@ -17,7 +17,7 @@ UNIT_TESTS += test_decode
 test_decode_SRCS := test/unit/test_decode.c hv/vmx/decode.c
 
 UNIT_TESTS += test_acpi_tables
-test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c
+test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/acpi_area.c hv/dev/mptable.c hv/lib/checksum.c
 
 UNIT_TESTS += test_acpipm
 test_acpipm_SRCS := test/unit/test_acpipm.c hv/dev/acpipm.c
