@@ -38,22 +38,6 @@ void pcdev_init(struct pcdev *d, const struct dev_cfg *cfg)
 		r->slot[i].model->init(d->state + r->slot[i].off, cfg);
 }
 
-int pcdev_pio(struct pcdev *d, uint16_t port, unsigned size, bool write, uint32_t *val)
-{
-	unsigned e = pcdev_registry.port[port] & DEV_PORT_IDX;
-	int rc = -ENOENT;
-
-	d->pio_count++;
-	if (likely(e)) {
-		const struct dev_slot *s = &pcdev_registry.slot[e - 1];
-
-		rc = s->pio(d->state + s->off, port, size, write, val);
-	}
-	if (rc == -ENOENT)
-		d->pio_unclaimed++;
-	return rc;
-}
-
 int pcdev_mmio(struct pcdev *d, uint64_t gpa, unsigned size, bool write, uint64_t *val)
 {
 	const struct dev_registry *r = &pcdev_registry;
@@ -76,27 +60,6 @@ void *pcdev_find(struct pcdev *d, const char *name)
 		if (!strcmp(r->slot[i].model->name, name))
 			return d->state + r->slot[i].off;
 	return NULL;
-}
-
-stime_t pcdev_next_deadline(const struct pcdev *d)
-{
-	const struct dev_registry *r = &pcdev_registry;
-	stime_t dl = STIME_NEVER;
-
-	for (unsigned i = 0; i < r->nr_timed; i++) {
-		stime_t t = r->timed[i].next_deadline(d->state + r->timed[i].off);
-
-		dl = MIN(dl, t);
-	}
-	return dl;
-}
-
-void pcdev_advance(struct pcdev *d, stime_t now)
-{
-	const struct dev_registry *r = &pcdev_registry;
-
-	for (unsigned i = 0; i < r->nr_timed; i++)
-		r->timed[i].advance(d->state + r->timed[i].off, now);
 }
 
 /* No 8042 (the FADT says so), but Linux's reboot path and some test kernels

@@ -135,9 +135,12 @@ int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool
 /* Platform devices are advanced by the boot vCPU's pCPU. */
 stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu)
 {
-	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu);
+	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu), p;
 
-	return vcpu == 0 ? MIN(t, pcdev_next_deadline(&vm->devs.pc)) : t;
+	if (vcpu != 0)
+		return t;
+	p = pcdev_next_deadline(&vm->devs.pc);   /* once: MIN() evaluates twice */
+	return MIN(t, p);
 }
 
 void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now)
