@@ -2,7 +2,8 @@
 # simulator, ISO images and the test/benchmark entry points.
 #
 # Each subsystem owns a fragment mk/<area>.mk that appends to these lists:
-#   HV_SRCS      C/NASM sources linked into build/hv.elf (freestanding)
+#   HV_SRCS      C/NASM sources linked into build/hv.elf (freestanding); each
+#                hv/ folder adds all its sources by wildcard (mk/hv-<folder>.mk)
 #   UNIT_TESTS   names of check-based host unit tests; for each NAME define
 #                NAME_SRCS (test file + the real hv sources it links)
 #   TEST_TARGETS extra phony targets that `make test` runs after unit tests
@@ -29,6 +30,11 @@ TEST_TARGETS  :=
 BENCH_TARGETS :=
 
 include $(sort $(wildcard mk/*.mk))
+
+# Each source once, in first-listed order: the per-folder wildcards
+# (mk/hv-*.mk) and any explicit HV_SRCS line a fragment still has may overlap.
+uniq = $(if $(1),$(firstword $(1)) $(call uniq,$(filter-out $(firstword $(1)),$(1))))
+HV_SRCS := $(call uniq,$(HV_SRCS))
 
 # ---------------------------------------------------------------- hypervisor
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -72,8 +78,11 @@ $(BUILD)/unit/$(1): $$($(1)_SRCS) test/unit/shim.c $$(wildcard hv/*.h hv/*/*.h h
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
 
-unit: $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
+# tools/check_layers.py: no new dependency cycle between hv/ files, no more
+# hv/vmx -> hv/vm includes than today (issue 11); it reads the image's objects.
+unit: $(addprefix $(BUILD)/unit/,$(UNIT_TESTS)) $(BUILD)/hv.elf
 	@$(PYTHON) tools/run_unit.py $(addprefix $(BUILD)/unit/,$(UNIT_TESTS))
+	@$(PYTHON) tools/check_layers.py --obj $(BUILD)/obj $(filter $(BUILD)/obj/hv/%,$(HV_OBJS))
 
 # ---------------------------------------------------------------- entry points
 deps:

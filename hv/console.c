@@ -8,7 +8,6 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/apic.h"
 #include "lib/string.h"
-#include "hv.h"
 
 int log_level = LOG_INFO;
 static bool use_e9;
@@ -84,28 +83,12 @@ void log_printf(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Stop every other CPU, print why and where, end the run (panic is only for
- * corrupted host state; guests can never reach it). */
-void panic_at(const char *file, int line, const char *fmt, ...)
+/* The panic path (hv/exit.c) claims the console: true on the one CPU that
+ * panics first (and again on that CPU), false on any other. */
+bool console_panic_claim(void)
 {
-	char buf[512];
-	va_list ap;
 	int me = (int)this_cpu_id();
 
-	irq_disable();
-	if (!__atomic_compare_exchange_n(&panicking, &(int){ -1 }, me, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) && panicking != me)
-		for (;;)
-			cpu_halt();
-	apic_stop_others();
-	va_start(ap, fmt);
-	fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	console_write_unlocked("\nPANIC on cpu", 13);
-	char hdr[128];
-	int n = fmt_snprintf(hdr, sizeof(hdr), "%d at %s:%d: ", me, file, line);
-	console_write_unlocked(hdr, (size_t)n);
-	console_write_unlocked(buf, strlen(buf));
-	console_write_unlocked("\n", 1);
-	hv_exit(2, "panic");
+	return __atomic_compare_exchange_n(&panicking, &(int){ -1 }, me, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) || panicking == me;
 }

@@ -6,6 +6,7 @@ void console_init(void);
 void console_set_e9(bool on);
 void console_write(const char *s, size_t n);  /* takes the console lock */
 void console_write_unlocked(const char *s, size_t n); /* panic path */
+bool console_panic_claim(void);                          /* panic path */
 void console_lock(void);
 void console_unlock(void);
 #endif

@@ -2,6 +2,7 @@
 #include "hv.h"
 #include "cmdline.h"
 #include "console.h"
+#include "log.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "arch/x86/cpu.h"
@@ -41,4 +42,30 @@ void hv_exit(int status, const char *reason)
 	}
 	for (;;)
 		cpu_halt();
+}
+
+/* Stop every other CPU, print why and where, end the run (panic is only for
+ * corrupted host state; guests can never reach it). Here rather than in
+ * console.c, so that the console does not depend on ending the run. */
+void panic_at(const char *file, int line, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int me = (int)this_cpu_id();
+
+	irq_disable();
+	if (!console_panic_claim())
+		for (;;)
+			cpu_halt();
+	apic_stop_others();
+	va_start(ap, fmt);
+	fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	console_write_unlocked("\nPANIC on cpu", 13);
+	char hdr[128];
+	int n = fmt_snprintf(hdr, sizeof(hdr), "%d at %s:%d: ", me, file, line);
+	console_write_unlocked(hdr, (size_t)n);
+	console_write_unlocked(buf, strlen(buf));
+	console_write_unlocked("\n", 1);
+	hv_exit(2, "panic");
 }

@@ -86,7 +86,7 @@ static void boot_cpus(void)
 		pr_err("smp: no free page below 1 MiB for the AP trampoline; running on one CPU\n");
 		return;
 	}
-	n = smp_boot(host_apic_ids, host_nr_apic_ids, want, tramp);
+	n = smp_boot(host_apic_ids, host_nr_apic_ids, want, tramp, hv_ap_main);
 	pr_info("smp: %u of %u CPUs online\n", n, host_nr_apic_ids);
 }
 

@@ -1,4 +1,3 @@
 # APIC virtualization in the VMX core (hv/vmx/apicv*.c, docs/vmx.md).
-HV_SRCS += hv/vmx/apicv.c hv/vmx/apicv_calc.c
 UNIT_TESTS += test_apicv
 test_apicv_SRCS := test/unit/test_apicv.c hv/vmx/apicv_calc.c

@@ -7,7 +7,7 @@ BARELOAD_DIR  := tools/linux/bareload
 BARELOAD_ELF  := $(BUILD)/linux/bareload.elf
 BARELOAD_SRCS := $(BARELOAD_DIR)/entry.asm $(BARELOAD_DIR)/main.c $(BARELOAD_DIR)/hw.c \
                  $(BARELOAD_DIR)/plan.c hv/bootinfo.c hv/load/bzimage.c hv/load/layout.c \
-                 hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c \
+                 hv/dev/acpi_tables.c hv/dev/acpi_area.c hv/dev/mptable.c hv/lib/checksum.c \
                  hv/lib/string.c hv/lib/fmt.c
 BARELOAD_OBJS := $(patsubst %,$(BUILD)/bareload/%.o,$(BARELOAD_SRCS))
 

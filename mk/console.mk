@@ -1,5 +1,4 @@
 # Serial console input (issue 5's vProfile dump key): the BSP polls COM1 at a
 # bounded rate from the scheduler poll; keys and rate limiter are pure logic.
-HV_SRCS += hv/console_keys.c hv/console_input.c
 UNIT_TESTS += test_console_keys
 test_console_keys_SRCS := test/unit/test_console_keys.c hv/console_keys.c

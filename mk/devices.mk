@@ -1,7 +1,6 @@
 # hv/dev simple guest devices, guest ACPI/MP tables, and the hv/vmx MMIO
 # decoder and CPUID/MSR policy filters (pure C, host-testable). See docs/devices.md.
 DEV_SRCS := hv/dev/uart.c hv/dev/debugexit.c hv/dev/fwcfg.c hv/dev/pci_absent.c
-HV_SRCS += $(DEV_SRCS)
 
 UNIT_TESTS += test_uart test_debugexit test_fwcfg test_pci_absent
 test_uart_SRCS := test/unit/test_uart.c hv/dev/uart.c
@@ -10,33 +9,28 @@ test_fwcfg_SRCS := test/unit/test_fwcfg.c hv/dev/fwcfg.c
 test_pci_absent_SRCS := test/unit/test_pci_absent.c hv/dev/pci_absent.c
 
 VMXPOL_SRCS := hv/vmx/cpuid_filter.c hv/vmx/msr_filter.c
-HV_SRCS += $(VMXPOL_SRCS)
 UNIT_TESTS += test_cpuid_filter test_msr_filter
 test_cpuid_filter_SRCS := test/unit/test_cpuid_filter.c hv/vmx/cpuid_filter.c
 test_msr_filter_SRCS := test/unit/test_msr_filter.c hv/vmx/msr_filter.c
 
-HV_SRCS += hv/vmx/decode.c
 UNIT_TESTS += test_decode
 test_decode_SRCS := test/unit/test_decode.c hv/vmx/decode.c
 
-HV_SRCS += hv/dev/acpi_tables.c hv/dev/mptable.c
 UNIT_TESTS += test_acpi_tables
-test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c
+test_acpi_tables_SRCS := test/unit/test_acpi_tables.c hv/dev/acpi_tables.c hv/dev/acpi_area.c hv/dev/mptable.c hv/lib/checksum.c
 
-HV_SRCS += hv/dev/acpipm.c
 UNIT_TESTS += test_acpipm
 test_acpipm_SRCS := test/unit/test_acpipm.c hv/dev/acpipm.c
 
-HV_SRCS += hv/dev/pit.c
 UNIT_TESTS += test_pit
 test_pit_SRCS := test/unit/test_pit.c hv/dev/pit.c
 
-HV_SRCS += hv/dev/rtc.c hv/dev/rtc_time.c
 UNIT_TESTS += test_rtc
 test_rtc_SRCS := test/unit/test_rtc.c hv/dev/rtc.c hv/dev/rtc_time.c
 
-HV_SRCS += hv/dev/pcdev.c
-UNIT_TESTS += test_pcdev
-test_pcdev_SRCS := test/unit/test_pcdev.c hv/dev/pcdev.c hv/dev/uart.c hv/dev/debugexit.c \
+PCDEV_MODEL_SRCS := hv/dev/pcdev.c hv/dev/registry.c hv/dev/uart.c hv/dev/debugexit.c \
 	hv/dev/fwcfg.c hv/dev/pci_absent.c hv/dev/pit.c hv/dev/rtc.c hv/dev/rtc_time.c \
 	hv/dev/acpipm.c
+UNIT_TESTS += test_pcdev test_dev_registry
+test_pcdev_SRCS := test/unit/test_pcdev.c $(PCDEV_MODEL_SRCS)
+test_dev_registry_SRCS := test/unit/test_dev_registry.c $(PCDEV_MODEL_SRCS)

@@ -1,6 +1,5 @@
 # hv/dev interrupt controllers: vLAPIC, vIOAPIC, 8259 pair and their routing.
 INTC_SRCS := hv/dev/vlapic.c hv/dev/vioapic.c hv/dev/vpic.c hv/dev/intc.c
-HV_SRCS += $(INTC_SRCS)
 UNIT_TESTS += test_vlapic test_vioapic test_vpic test_intc
 test_vlapic_SRCS := test/unit/test_vlapic.c hv/dev/vlapic.c
 test_vioapic_SRCS := test/unit/test_vioapic.c hv/dev/vioapic.c

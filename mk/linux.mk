@@ -23,7 +23,6 @@ LINUX_BUSYBOX ?= /bin/busybox
 
 # bzimage.c calls guest_e820() from layout.c (another area): link it into the
 # image once that exists, so `make all` never breaks on an undefined symbol.
-HV_SRCS    += $(if $(wildcard hv/load/layout.c),hv/load/bzimage.c)
 UNIT_TESTS += test_bzimage
 test_bzimage_SRCS := test/unit/test_bzimage.c hv/load/bzimage.c $(wildcard hv/load/layout.c)
 
@@ -52,7 +51,7 @@ test-linux-bare: linux-guest
 
 # Host build of the hypervisor's loader + table builder for the direct boot.
 LINUX_BZLOAD_SRCS := tools/linux/bzload.c hv/load/bzimage.c hv/load/layout.c \
-                     hv/dev/acpi_tables.c hv/dev/mptable.c hv/lib/checksum.c tools/sim/hostlog.c
+                     hv/dev/acpi_tables.c hv/dev/acpi_area.c hv/dev/mptable.c hv/lib/checksum.c tools/sim/hostlog.c
 $(LINUX_OUT)/bzload: $(LINUX_BZLOAD_SRCS) $(wildcard hv/*.h hv/*/*.h)
 	@mkdir -p $(dir $@)
 	$(HOSTCC) -std=gnu11 -O1 -g -Ihv -DHV_HOST=1 -Wall -Wextra -Werror \

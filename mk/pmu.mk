@@ -3,8 +3,6 @@
 # exception table behind rdmsr_safe/wrmsr_safe, the per-vCPU sample
 # accumulator and the glue that gates counting to guest time.
 PMU_CALC_SRCS := hv/arch/x86/pmu_calc.c
-HV_SRCS += $(PMU_CALC_SRCS) hv/arch/x86/pmu.c hv/arch/x86/extable.c hv/trace/pmu_acc.c \
-	hv/vm/pmu_glue.c
 
 UNIT_TESTS += test_pmu_calc test_pmu_acc
 # "=": VPROF_SRCS is set by mk/vprof.mk, included after this file.

@@ -3,7 +3,6 @@
 VPROF_SRCS := hv/trace/vprof.c hv/trace/acct.c hv/trace/profile.c hv/trace/dedicated.c \
               hv/trace/hcall.c hv/trace/ring.c hv/trace/codec.c hv/trace/frame.c hv/trace/dump.c \
               hv/trace/spin.c
-HV_SRCS += $(VPROF_SRCS)
 
 UNIT_TESTS += test_vprof test_vprof_dump test_vprof_ded test_vprof_spin test_vprof_mt
 test_vprof_SRCS      := test/unit/test_vprof.c $(VPROF_SRCS) hv/lib/fmt.c
@@ -71,6 +70,5 @@ TEST_TARGETS += test-vprof-system
 endif
 
 # Glue into the hypervisor (init, sink, hypercalls, exits, endings).
-HV_SRCS += hv/vm/vprof_glue.c
 UNIT_TESTS += test_vprof_modstr
 test_vprof_modstr_SRCS := test/unit/test_vprof_modstr.c hv/vm/modstr.c hv/cmdline.c hv/lib/fmt.c

@@ -1,6 +1,5 @@
 # Hang watchdog (hv/vm/watchdog.c, docs/running.md "Watchdog") and its test:
 # a provoked pCPU stall and a hung VM with hvrun's timeout dump (~30 s).
-HV_SRCS += hv/vm/watchdog.c
 
 test-watchdog: guest-images all
 	@$(PYTHON) test/watchdog/run_watchdog.py

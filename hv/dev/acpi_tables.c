@@ -19,22 +19,6 @@
 
 /* acpi_checksum() lives in lib/checksum.c (shared with the other ACPI code). */
 
-/* Bump allocator over the area; returns a zeroed pointer or NULL. */
-void *acpi_area_alloc(struct acpi_area *a, size_t len, size_t align)
-{
-	size_t off = ALIGN_UP(a->used, align);
-
-	if (off > a->size || len > a->size - off)
-		return NULL;
-	a->used = off + len;
-	return a->base + off;
-}
-
-uint64_t acpi_area_gpa(const struct acpi_area *a, const void *p)
-{
-	return a->gpa_base + (uint64_t)((const uint8_t *)p - a->base);
-}
-
 static void acpi_header_fill(struct acpi_header *h, const char *sig, uint32_t len, uint8_t rev)
 {
 	memcpy(h->sig, sig, 4);

@@ -177,3 +177,18 @@ int acpipm_pio(struct acpipm *p, uint16_t port, unsigned size, bool write, uint3
 		return -ENOENT;
 	return acpipm_block_access(p, port - ACPIPM_PM1A_EVT, size, write, val);
 }
+
+static void acpipm_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	acpipm_init(dev, cfg->host, cfg->irq, cfg->irqctx);
+}
+
+/* The PM1a block and PM timer, and the byte-wide reset register at 0xCF9
+ * inside the PCI configuration ports (wider accesses there return -ENOENT
+ * and reach the absent-PCI handler, hv/vm/devs.c). */
+DEV_REGISTER(acpipm, .size = sizeof(struct acpipm), .init = acpipm_dev_init,
+	     .pio = DEV_PIO_OP(struct acpipm, acpipm_pio),
+	     .next_deadline = DEV_DEADLINE_OP(struct acpipm, acpipm_next_deadline),
+	     .advance = DEV_ADVANCE_OP(struct acpipm, acpipm_advance),
+	     DEV_PIO_RANGES({ ACPIPM_PM1A_EVT, ACPIPM_PM_TMR + 3, DEV_PIO_TIMED },
+			    { ACPIPM_RESET_PORT, ACPIPM_RESET_PORT, 0 }));

@@ -7,6 +7,7 @@
 #ifndef HV_DEV_ACPIPM_H
 #define HV_DEV_ACPIPM_H
 #include "dev/dev.h"
+#include "vm_status.h"
 
 #define ACPIPM_PM1A_EVT   0x600
 #define ACPIPM_PM1A_CNT   0x604
@@ -20,8 +21,8 @@
 
 /* vm_stop statuses: power-off is 0; reset is even and nonzero, so it can never
  * be confused with an isa-debug-exit status (always odd). */
-#define DEV_STOP_POWEROFF 0
-#define DEV_STOP_RESET    0x100
+#define DEV_STOP_POWEROFF VM_STOP_POWEROFF
+#define DEV_STOP_RESET    VM_STOP_RESET
 
 struct acpipm {
 	const struct dev_host *host;

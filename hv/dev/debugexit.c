@@ -26,3 +26,12 @@ int debugexit_pio(struct debugexit *d, uint16_t port, unsigned size, bool write,
 		d->host->vm_stop(d->host->ctx, debugexit_status(v), "debug-exit");
 	return 0;
 }
+
+static void debugexit_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	debugexit_init(dev, cfg->host, DEBUGEXIT_PORT);
+}
+
+DEV_REGISTER(debugexit, .size = sizeof(struct debugexit), .init = debugexit_dev_init,
+	     .pio = DEV_PIO_OP(struct debugexit, debugexit_pio),
+	     DEV_PIO_RANGES({ DEBUGEXIT_PORT, DEBUGEXIT_PORT, 0 }));

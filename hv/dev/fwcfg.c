@@ -64,3 +64,12 @@ int fwcfg_pio(struct fwcfg *f, uint16_t port, unsigned size, bool write, uint32_
 		*val = fwcfg_data_read(f, size);
 	return 0;   /* data writes are ignored (QEMU 2.4+) */
 }
+
+static void fwcfg_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	fwcfg_init(dev, cfg->ram_size, cfg->nr_vcpus);
+}
+
+DEV_REGISTER(fwcfg, .size = sizeof(struct fwcfg), .init = fwcfg_dev_init,
+	     .pio = DEV_PIO_OP(struct fwcfg, fwcfg_pio),
+	     DEV_PIO_RANGES({ FWCFG_PORT_SEL, FWCFG_PORT_DATA, 0 }));

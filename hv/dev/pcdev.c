@@ -1,93 +1,106 @@
-/* Port dispatch for the simple PC devices: a switch on the port range keeps
- * the common exits (UART, PIT, PM timer) to one comparison chain. */
+/* Port dispatch for the registered PC devices (DEV_REGISTER): one byte of the
+ * registry's port map names the model, so the common exits (UART, PIT, PM
+ * timer) cost one load and one call whatever the number of models. */
 #include "dev/pcdev.h"
-#include "dev/pci_absent.h"
 #include "compiler.h"
 #include "errno.h"
 #include "lib/string.h"
+#include "log.h"
+#include "dev/acpipm.h"
 
 #define KBD_CMD_RESET 0xfe
 
-void pcdev_init(struct pcdev *d, const struct pcdev_cfg *cfg)
+struct dev_registry pcdev_registry;
+static bool pcdev_registry_ready;
+
+static void pcdev_registry_init(void)
 {
+	const struct dev_model *m[DEV_MAX];
+	unsigned n = dev_registry_section(m, DEV_MAX);
+
+	if (n > DEV_MAX || dev_registry_build(&pcdev_registry, m, n))
+		panic("dev: the registered device models do not fit together (see above)\n");
+	if (pcdev_registry.state_size > PCDEV_STATE_BYTES)
+		panic("dev: models need %zu bytes of state, PCDEV_STATE_BYTES is %u\n",
+		      pcdev_registry.state_size, PCDEV_STATE_BYTES);
+	pcdev_registry_ready = true;
+}
+
+void pcdev_init(struct pcdev *d, const struct dev_cfg *cfg)
+{
+	const struct dev_registry *r = &pcdev_registry;
+
+	if (!pcdev_registry_ready)
+		pcdev_registry_init();   /* first VM, on the boot CPU */
 	memset(d, 0, sizeof(*d));
 	d->host = cfg->host;
-	uart_init(&d->com1, cfg->host, cfg->irq, cfg->irqctx, UART_COM1_BASE, UART_COM1_IRQ);
-	debugexit_init(&d->dbgexit, cfg->host, DEBUGEXIT_PORT);
-	fwcfg_init(&d->fwcfg, cfg->ram_size, cfg->nr_vcpus);
-	pit_init(&d->pit, cfg->host, cfg->irq, cfg->irqctx);
-	rtc_init(&d->rtc, cfg->host, cfg->irq, cfg->irqctx, cfg->epoch_secs, cfg->ram_size,
-		 cfg->nr_vcpus);
-	acpipm_init(&d->pm, cfg->host, cfg->irq, cfg->irqctx);
+	for (unsigned i = 0; i < r->nr; i++)
+		r->slot[i].model->init(d->state + r->slot[i].off, cfg);
+}
+
+int pcdev_mmio(struct pcdev *d, uint64_t gpa, unsigned size, bool write, uint64_t *val)
+{
+	const struct dev_registry *r = &pcdev_registry;
+
+	for (unsigned i = 0; i < r->nr; i++) {
+		const struct dev_model *m = r->slot[i].model;
+
+		for (unsigned k = 0; k < m->nr_mmio; k++)
+			if (gpa >= m->mmio_ranges[k].first && gpa <= m->mmio_ranges[k].last)
+				return m->mmio(d->state + r->slot[i].off, gpa, size, write, val);
+	}
+	return -ENOENT;
+}
+
+void *pcdev_find(struct pcdev *d, const char *name)
+{
+	const struct dev_registry *r = &pcdev_registry;
+
+	for (unsigned i = 0; i < r->nr; i++)
+		if (!strcmp(r->slot[i].model->name, name))
+			return d->state + r->slot[i].off;
+	return NULL;
 }
 
 /* No 8042 (the FADT says so), but Linux's reboot path and some test kernels
- * write 0xFE to port 0x64; reads say "input buffer empty" so they do not spin. */
-static int pcdev_kbd_pio(struct pcdev *d, bool write, uint32_t *val)
+ * write 0xFE to port 0x64; reads say "input buffer empty" so they do not spin.
+ * Timed: after a reset the run loop must look at once. */
+struct kbd {
+	const struct dev_host *host;
+};
+
+static void kbd_init(void *dev, const struct dev_cfg *cfg)
 {
+	((struct kbd *)dev)->host = cfg->host;
+}
+
+static int kbd_pio(void *dev, uint16_t port, unsigned size, bool write, uint32_t *val)
+{
+	const struct dev_host *host = ((struct kbd *)dev)->host;
+
 	if (!write) {
 		*val = 0;
 		return 0;
 	}
-	if ((*val & 0xff) == KBD_CMD_RESET && d->host && d->host->vm_stop)
-		d->host->vm_stop(d->host->ctx, DEV_STOP_RESET, "kbd-reset");
+	if ((*val & 0xff) == KBD_CMD_RESET && host && host->vm_stop)
+		host->vm_stop(host->ctx, DEV_STOP_RESET, "kbd-reset");
 	return 0;
 }
 
-static int pcdev_sink_pio(bool write, uint32_t *val)
+DEV_REGISTER(kbd, .size = sizeof(struct kbd), .init = kbd_init, .pio = kbd_pio,
+	     DEV_PIO_RANGES({ PCDEV_PORT_KBD, PCDEV_PORT_KBD, DEV_PIO_TIMED }));
+
+/* POST codes: writes dropped, reads all ones. */
+static void post_init(void *dev, const struct dev_cfg *cfg)
+{
+}
+
+static int post_pio(void *dev, uint16_t port, unsigned size, bool write, uint32_t *val)
 {
 	if (!write)
 		*val = 0xff;
 	return 0;
 }
 
-static int pcdev_dispatch(struct pcdev *d, uint16_t port, unsigned size, bool write,
-			  uint32_t *val)
-{
-	if (port >= UART_COM1_BASE && port < UART_COM1_BASE + UART_NR_PORTS)
-		return uart_pio(&d->com1, port, size, write, val);
-	if ((port >= PIT_PORT_CH0 && port <= PIT_PORT_CMD) || port == PIT_PORT_61)
-		return pit_pio(&d->pit, port, size, write, val);
-	if (port >= ACPIPM_PM1A_EVT && port < ACPIPM_PM_TMR + 4)
-		return acpipm_pio(&d->pm, port, size, write, val);
-	if (port == RTC_PORT_INDEX || port == RTC_PORT_DATA)
-		return rtc_pio(&d->rtc, port, size, write, val);
-	if (port == ACPIPM_RESET_PORT && size == 1)
-		return acpipm_pio(&d->pm, port, size, write, val);
-	if (port >= PCI_CONF_ADDR && port <= PCI_CONF_DATA + 3)
-		return pci_absent_pio(port, size, write, val);
-	if (port == FWCFG_PORT_SEL || port == FWCFG_PORT_DATA)
-		return fwcfg_pio(&d->fwcfg, port, size, write, val);
-	if (port == DEBUGEXIT_PORT)
-		return debugexit_pio(&d->dbgexit, port, size, write, val);
-	if (port == PCDEV_PORT_POST)
-		return pcdev_sink_pio(write, val);
-	if (port == PCDEV_PORT_KBD)
-		return pcdev_kbd_pio(d, write, val);
-	return -ENOENT;
-}
-
-int pcdev_pio(struct pcdev *d, uint16_t port, unsigned size, bool write, uint32_t *val)
-{
-	int rc = pcdev_dispatch(d, port, size, write, val);
-
-	d->pio_count++;
-	if (rc == -ENOENT)
-		d->pio_unclaimed++;
-	return rc;
-}
-
-stime_t pcdev_next_deadline(const struct pcdev *d)
-{
-	stime_t dl = pit_next_deadline(&d->pit);
-
-	dl = MIN(dl, rtc_next_deadline(&d->rtc));
-	return MIN(dl, acpipm_next_deadline(&d->pm));
-}
-
-void pcdev_advance(struct pcdev *d, stime_t now)
-{
-	pit_advance(&d->pit, now);
-	rtc_advance(&d->rtc, now);
-	acpipm_advance(&d->pm, now);
-}
+DEV_REGISTER(post, .init = post_init, .pio = post_pio,
+	     DEV_PIO_RANGES({ PCDEV_PORT_POST, PCDEV_PORT_POST, 0 }));

@@ -386,3 +386,15 @@ int pit_pio(struct pit *p, uint16_t port, unsigned size, bool write, uint32_t *v
 	}
 	return 0;
 }
+
+static void pit_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	pit_init(dev, cfg->host, cfg->irq, cfg->irqctx);
+}
+
+DEV_REGISTER(pit, .size = sizeof(struct pit), .init = pit_dev_init,
+	     .pio = DEV_PIO_OP(struct pit, pit_pio),
+	     .next_deadline = DEV_DEADLINE_OP(struct pit, pit_next_deadline),
+	     .advance = DEV_ADVANCE_OP(struct pit, pit_advance),
+	     DEV_PIO_RANGES({ PIT_PORT_CH0, PIT_PORT_CMD, DEV_PIO_TIMED },
+			    { PIT_PORT_61, PIT_PORT_61, DEV_PIO_TIMED }));

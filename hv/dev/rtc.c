@@ -333,3 +333,17 @@ void rtc_init(struct rtc *r, const struct dev_host *host, irq_line_fn irq, void 
 	rtc_time_store(r, now);
 	rtc_cmos_memory(r, ram_size, nr_vcpus);
 }
+
+static void rtc_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	rtc_init(dev, cfg->host, cfg->irq, cfg->irqctx, cfg->epoch_secs, cfg->ram_size,
+		 cfg->nr_vcpus);
+}
+
+/* Reading register C re-arms the periodic/update interrupt: timed on read too. */
+DEV_REGISTER(rtc, .size = sizeof(struct rtc), .init = rtc_dev_init,
+	     .pio = DEV_PIO_OP(struct rtc, rtc_pio),
+	     .next_deadline = DEV_DEADLINE_OP(struct rtc, rtc_next_deadline),
+	     .advance = DEV_ADVANCE_OP(struct rtc, rtc_advance),
+	     DEV_PIO_RANGES({ RTC_PORT_INDEX, RTC_PORT_INDEX, DEV_PIO_TIMED },
+			    { RTC_PORT_DATA, RTC_PORT_DATA, DEV_PIO_TIMED | DEV_PIO_TIMED_READ }));

@@ -225,3 +225,13 @@ size_t uart_input_push(struct uart *u, const uint8_t *buf, size_t n)
 	uart_irq_update(u);
 	return i;
 }
+
+static void uart_dev_init(void *dev, const struct dev_cfg *cfg)
+{
+	uart_init(dev, cfg->host, cfg->irq, cfg->irqctx, UART_COM1_BASE, UART_COM1_IRQ);
+}
+
+/* COM1. Untimed: the UART has no timer, its interrupt line follows at once. */
+DEV_REGISTER(uart, .size = sizeof(struct uart), .init = uart_dev_init,
+	     .pio = DEV_PIO_OP(struct uart, uart_pio),
+	     DEV_PIO_RANGES({ UART_COM1_BASE, UART_COM1_BASE + UART_NR_PORTS - 1, 0 }));

@@ -86,7 +86,7 @@ static stime_t tsc_to_ns(void *ctx, uint64_t guest_tsc)
 int vm_devs_init(struct vm *vm)
 {
 	struct vm_devs *d = &vm->devs;
-	struct pcdev_cfg cfg = {
+	struct dev_cfg cfg = {
 		.irq = vintc_irq_set, .irqctx = &d->intc, .ram_size = vm->ram_size,
 		.nr_vcpus = vm->nr_vcpus,
 		/* A fixed wall-clock epoch keeps runs repeatable (2026-01-01 00:00 UTC). */
@@ -102,6 +102,8 @@ int vm_devs_init(struct vm *vm)
 	vintc_init(&d->intc, &d->host, tsc_to_ns, vm);
 	d->intc.maxphyaddr = guest_maxphyaddr();
 	pcdev_init(&d->pc, &cfg);
+	if (!(d->rtc = pcdev_find(&d->pc, "rtc")))
+		return -ENODEV;
 	return 0;
 }
 
@@ -121,7 +123,8 @@ int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool
 {
 	if (gpa >= GiB(4))
 		return -EFAULT;
-	if (!vintc_mmio(&vm->devs.intc, vcpu, gpa, size, write, val))
+	if (!vintc_mmio(&vm->devs.intc, vcpu, gpa, size, write, val) ||
+	    !pcdev_mmio(&vm->devs.pc, gpa, size, write, val))
 		return 0;
 	vm->devs.absent_mmio++;
 	if (!write)
@@ -132,9 +135,12 @@ int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool
 /* Platform devices are advanced by the boot vCPU's pCPU. */
 stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu)
 {
-	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu);
+	stime_t t = vintc_timer_next(&vm->devs.intc, vcpu), p;
 
-	return vcpu == 0 ? MIN(t, pcdev_next_deadline(&vm->devs.pc)) : t;
+	if (vcpu != 0)
+		return t;
+	p = pcdev_next_deadline(&vm->devs.pc);   /* once: MIN() evaluates twice */
+	return MIN(t, p);
 }
 
 void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now)

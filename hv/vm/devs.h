@@ -11,9 +11,10 @@ struct vm;
 
 struct vm_devs {
 	struct dev_host host;
-	struct pcdev pc;        /* UART, debug-exit, fw_cfg, PIT, RTC, ACPI PM, 0x80, 0x64 */
+	struct pcdev pc;        /* the DEV_REGISTER models: UART, PIT, RTC, ACPI PM, ... */
 	struct vintc intc;      /* PICs, IOAPIC, local APICs */
 	uint64_t absent_pio, absent_mmio;   /* accesses to nothing */
+	const struct rtc *rtc;  /* the wall clock kvmclock reports */
 };
 
 int vm_devs_init(struct vm *vm);
@@ -35,17 +36,12 @@ int vm_devs_mmio(struct vm *vm, unsigned vcpu, uint64_t gpa, unsigned size, bool
 		 uint64_t *val);
 /* Whether a port access may have moved a device deadline or the 8259's
  * output, which the vCPU's preemption timer and injection must then follow
- * (the run loop re-arms both; an interrupt raised meanwhile kicks anyway).
- * Writes to timer-free devices (UART, PCI config, fw_cfg, debug exit, POST)
- * cannot; of the reads only the RTC's can (reading register C re-arms it). */
+ * (the run loop re-arms both; an interrupt raised meanwhile kicks anyway):
+ * the flags of the model's DEV_REGISTER line; unclaimed ports (the interrupt
+ * controllers) on write. */
 static inline bool vm_devs_pio_retimes(uint16_t port, bool write)
 {
-	if (!write)
-		return port == RTC_PORT_DATA;
-	return !((port >= UART_COM1_BASE && port < UART_COM1_BASE + UART_NR_PORTS) ||
-		 (port >= PCI_CONF_ADDR && port <= PCI_CONF_DATA + 3) ||
-		 port == FWCFG_PORT_SEL || port == FWCFG_PORT_DATA ||
-		 port == DEBUGEXIT_PORT || port == PCDEV_PORT_POST);
+	return pcdev_pio_retimes(port, write);
 }
 stime_t vm_devs_next_deadline(struct vm *vm, unsigned vcpu);
 void vm_devs_advance(struct vm *vm, unsigned vcpu, stime_t now);

@@ -11,6 +11,7 @@
 #include "arch/x86/time.h"
 #include "cmdline.h"
 #include "log.h"
+#include "arch/x86/exc.h"
 
 _Static_assert((int)PMU_EV_COUNT == (int)VPMU_NCOUNTERS &&
 	       (int)PMU_EV_INSTRUCTIONS == (int)VPMU_INSTRUCTIONS &&
@@ -96,7 +97,7 @@ void pmu_glue_vmcs_setup_active(void)
  * #GP(0) as on a CPU without it (SDM vol. 2 RDPMC). */
 enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
 {
-	vcpu_queue_exception(v, 13, true, 0);
+	vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 	return EXIT_RESUME;
 }
 

@@ -21,6 +21,8 @@
 #include "memory.h"
 #include "lib/string.h"
 #include "log.h"
+#include "vm_status.h"
+#include "arch/x86/exc.h"
 
 #define RFLAGS_IF_BIT BIT(9)
 
@@ -136,7 +138,7 @@ static bool inject_nmi(struct vcpu *v, uint32_t intr)
 	if (!vnmi)
 		nmi_unblock(intr);
 	v->nmi_injected = vnmi;
-	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | 2);
+	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | X86_EXC_NMI);
 	return true;
 }
 
@@ -346,7 +348,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 	bool after_exit = false;
 
 	if (vcpu_load(v)) {
-		vm_stop(v->vm, 126, "vmcs-load-failed");
+		vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmcs-load-failed");
 		return VCPU_RUN_OFFLINE;
 	}
 	BSTAMP_HERE(BS_T_LOAD);
@@ -418,7 +420,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			pr_err("%s: vcpu%u: VM entry failed, VM-instruction error %u\n",
 			       v->vm->p.name, v->id, vmcs_read32(VMCS_INSN_ERROR));
 			vmcs_dump();
-			vm_stop(v->vm, 126, "vmentry-failed");
+			vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmentry-failed");
 			return VCPU_RUN_OFFLINE;
 		}
 		v->launched = true;

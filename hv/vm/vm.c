@@ -22,6 +22,7 @@
 #include "errno.h"
 #include "log.h"
 #include "cmdline.h"
+#include "vm_status.h"
 
 struct vm *vms[VM_MAX];
 unsigned nr_vms;
@@ -229,8 +230,8 @@ void vm_stop(struct vm *vm, int status, const char *reason)
  * convention as kvm-unit-tests read it), or a guest-requested reset. */
 static bool vm_succeeded(const struct vm *vm)
 {
-	return vm->exit_status == DEV_STOP_POWEROFF || vm->exit_status == 1 ||
-	       vm->exit_status == DEV_STOP_RESET;
+	return vm->exit_status == VM_STOP_POWEROFF || vm->exit_status == VM_STOP_DEBUGEXIT_OK ||
+	       vm->exit_status == VM_STOP_RESET;
 }
 
 void vm_print_exits(struct vm *vm)

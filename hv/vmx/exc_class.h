@@ -3,11 +3,13 @@
 #ifndef HV_VMX_EXC_CLASS_H
 #define HV_VMX_EXC_CLASS_H
 #include "compiler.h"
+#include "arch/x86/exc.h"
 
 /* Traps: #DB (as KVM: its instruction-breakpoint faults never come from the
  * hypervisor), #BP, #OF; aborts: #DF, #MC; NMI (2) is an interrupt. Every
  * other vector below 32, reserved ones included, is a fault. */
-#define EXC_NOT_FAULT (BIT(1) | BIT(2) | BIT(3) | BIT(4) | BIT(8) | BIT(18))
+#define EXC_NOT_FAULT (BIT(X86_EXC_DB) | BIT(X86_EXC_NMI) | BIT(X86_EXC_BP) | BIT(X86_EXC_OF) | \
+		       BIT(X86_EXC_DF) | BIT(X86_EXC_MC))
 
 static inline bool exc_is_fault(unsigned vector)
 {

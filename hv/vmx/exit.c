@@ -9,6 +9,8 @@
 #include "vm/vprof_glue.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
+#include "vm_status.h"
+#include "arch/x86/exc.h"
 
 static const char *reason_name(uint32_t r);
 
@@ -27,7 +29,7 @@ enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
 	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
 	       v->vm->p.name, v->id, why, x->reason, reason_name(x->reason), x->qual);
 	vmcs_dump();
-	vm_stop(v->vm, 126, why);
+	vm_stop(v->vm, VM_STOP_VMX_FAILED, why);
 	return EXIT_STOPPED;
 }
 
@@ -70,7 +72,7 @@ static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
 {
 	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->p.name, v->id,
 	       vmcs_readnat(VMCS_GUEST_RIP));
-	vm_stop(v->vm, 125, "triple-fault");
+	vm_stop(v->vm, VM_STOP_TRIPLE_FAULT, "triple-fault");
 	return EXIT_STOPPED;
 }
 
@@ -84,7 +86,7 @@ static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
 
 	if (fpu_guest_xsetbv(v, (uint32_t)v->regs.rcx, val)) {
-		vcpu_queue_exception(v, 13, true, 0);
+		vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 		return EXIT_RESUME;
 	}
 	exit_skip_insn(x);
@@ -94,7 +96,7 @@ static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 static enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
 {
 	/* VMX instructions, MONITOR/MWAIT, ...: the guest sees no such feature. */
-	vcpu_queue_exception(v, 6, false, 0);
+	vcpu_queue_exception(v, X86_EXC_UD, false, 0);
 	return EXIT_RESUME;
 }
 
@@ -121,7 +123,7 @@ static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 {
 	apicv_config_changed(v);
 	if (vintc_apic_write_exit(&v->vm->devs.intc, v->id, (unsigned)(x->qual & 0xfff)))
-		vcpu_queue_exception(v, 13, true, 0);
+		vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 	return EXIT_RESUME;
 }
 

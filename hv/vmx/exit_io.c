@@ -10,6 +10,8 @@
 #include "arch/x86/msr.h"
 #include "errno.h"
 #include "log.h"
+#include "vm_status.h"
+#include "arch/x86/exc.h"
 
 #define IOQ_SIZE(q)    ((unsigned)((q) & 7) + 1)
 #define IOQ_IN         BIT(3)
@@ -99,15 +101,15 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 		int r;
 
 		if (lm && (int64_t)(a << 16) >> 16 != (int64_t)a) {
-			vcpu_queue_exception(v, 13, true, 0);   /* non-canonical: #GP(0) */
+			vcpu_queue_exception(v, X86_EXC_GP, true, 0);   /* non-canonical: #GP(0) */
 			return 1;
 		}
 		if ((r = gwalk(&pg, v->vm->ram, v->vm->ram_size, a, write, &gpa))) {
 			/* #PF error code (SDM vol. 3 §5.7): P when present but not
 			 * allowed, W/R, U/S. */
 			write_cr2(a);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
-			vcpu_queue_exception(v, 14, true, (r == -EACCES ? 1u : 0) | (write ? 2u : 0) |
-					     (pg.user ? 4u : 0));
+			vcpu_queue_exception(v, X86_EXC_PF, true, (r == -EACCES ? X86_PF_PRESENT : 0) |
+					     (write ? X86_PF_WRITE : 0) | (pg.user ? X86_PF_USER : 0));
 			return 1;
 		}
 		if ((h = gpa_to_hva(v->vm, gpa, 1))) {
@@ -120,7 +122,7 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 		if (r) {
 			pr_err("%s: vcpu%u: string I/O at guest-physical %#lx, outside RAM and devices\n",
 			       v->vm->p.name, v->id, gpa);
-			vm_stop(v->vm, 124, "bad-guest-physical-access");
+			vm_stop(v->vm, VM_STOP_BAD_GPA, "bad-guest-physical-access");
 			return -EFAULT;
 		}
 		b[i] = (uint8_t)val;

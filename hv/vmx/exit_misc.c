@@ -11,6 +11,7 @@
 #include "vmx/kvm_pv.h"
 #include "hypercall.h"
 #include "log.h"
+#include "arch/x86/exc.h"
 
 uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
 
@@ -159,7 +160,7 @@ static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write
 			pr_info("%s: vcpu%u: #GP for %s of MSR %#x (value %#lx)\n", v->vm->p.name,
 				v->id, write ? "WRMSR" : "RDMSR", msr, write ? val : 0);
 		}
-		vcpu_queue_exception(v, 13, true, 0);   /* #GP(0) */
+		vcpu_queue_exception(v, X86_EXC_GP, true, 0);   /* #GP(0) */
 		return EXIT_RESUME;
 	}
 	if (!write) {
@@ -201,7 +202,7 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 
 		if (!cr0_write_ok(val, efer & EFER_LMA) ||
 		    !cr0_pg_enable_ok(cr0, val, efer & EFER_LME, vmcs_guest_cr4() & CR4_PAE)) {
-			vcpu_queue_exception(v, 13, true, 0);
+			vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 			return EXIT_RESUME;
 		}
 		vmcs_guest_set_cr0(val);
@@ -209,7 +210,7 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 			update_long_mode(val, vmcs_read64(VMCS_GUEST_EFER));
 	} else if (cr == 4) {
 		if (!cr4_write_ok(val, vmcs_read64(VMCS_GUEST_EFER) & EFER_LMA)) {
-			vcpu_queue_exception(v, 13, true, 0);
+			vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 			return EXIT_RESUME;
 		}
 		vmcs_guest_set_cr4(val);

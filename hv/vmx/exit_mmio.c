@@ -15,6 +15,8 @@
 #include "log.h"
 #include "errno.h"
 #include "lib/fmt.h"
+#include "vm_status.h"
+#include "arch/x86/exc.h"
 
 #define AR_L  BIT(13)
 #define AR_DB BIT(14)
@@ -74,12 +76,12 @@ static enum exit_action mmio_fetch_fault(struct vcpu *v, uint64_t la)
 {
 	uint64_t efer = vmcs_read64(VMCS_GUEST_EFER), cr4 = vmcs_readnat(VMCS_GUEST_CR4);
 	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
-	uint32_t err = cpl == 3 ? 4u : 0;
+	uint32_t err = cpl == 3 ? X86_PF_USER : 0;
 
 	if (((efer & EFER_NXE) && (cr4 & CR4_PAE)) || (cr4 & CR4_SMEP))
-		err |= 0x10;
+		err |= X86_PF_FETCH;
 	write_cr2(la);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
-	vcpu_queue_exception(v, 14, true, err);
+	vcpu_queue_exception(v, X86_EXC_PF, true, err);
 	return EXIT_RESUME;
 }
 
@@ -329,7 +331,7 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	if (r) {
 		pr_err("%s: vcpu%u: access to guest-physical %#lx, outside RAM and devices\n",
 		       v->vm->p.name, v->id, gpa);
-		vm_stop(v->vm, 124, "bad-guest-physical-access");
+		vm_stop(v->vm, VM_STOP_BAD_GPA, "bad-guest-physical-access");
 		return EXIT_STOPPED;
 	}
 	if (!left) {

@@ -4,6 +4,7 @@
  * scaled from tsc_hz; the wall clock at system time 0 is the RTC's. */
 #include "vmx/kvm_pv.h"
 #include "vm/vm.h"
+#include "dev/rtc.h"
 #include "vm/gmem.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
@@ -47,7 +48,7 @@ static void env_get(struct vcpu *v, struct kvm_pv_env *e)
 	*e = (struct kvm_pv_env){
 		.map = map_gpa, .ctx = v->vm, .features = v->vm->cpuid.kvm_features,
 		.tsc = rdtsc(), .tsc_epoch = time_ns_to_tsc(0), .scale = scale_get(),
-		.wall_ns_at_epoch = v->vm->devs.pc.rtc.base_ns, .log_ok = log_ok,
+		.wall_ns_at_epoch = v->vm->devs.rtc->base_ns, .log_ok = log_ok,
 	};
 }
 

@@ -14,6 +14,7 @@
 #include "memory.h"
 #include "errno.h"
 #include "log.h"
+#include "arch/x86/exc.h"
 
 bool vmx_vnmi = true;
 CMDLINE_BOOL(vnmi, vmx_vnmi, "virtual NMIs and NMI-window exiting where the CPU has them "
@@ -66,7 +67,7 @@ static int setup_controls(struct vcpu *v)
 		vmcs_write32(VMCS_PROC_CTLS2, proc2);
 	vmcs_write32(VMCS_EXIT_CTLS, exit);
 	vmcs_write32(VMCS_ENTRY_CTLS, entry);
-	vmcs_write32(VMCS_EXCEPTION_BITMAP, BIT(18));   /* #MC */
+	vmcs_write32(VMCS_EXCEPTION_BITMAP, BIT(X86_EXC_MC));
 	vmcs_write64(VMCS_IO_BITMAP_A, (uint64_t)vm->io_bitmap);
 	vmcs_write64(VMCS_IO_BITMAP_B, (uint64_t)vm->io_bitmap + PAGE_SIZE);
 	vmcs_write64(VMCS_MSR_BITMAP, (uint64_t)vm->msr_bitmap);

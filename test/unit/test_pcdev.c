@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include "test_devfake.h"
 #include "dev/pcdev.h"
+#include "dev/uart.h"
+#include "dev/acpipm.h"
 
 static struct devfake F;
 static struct dev_host H;
@@ -11,7 +13,7 @@ static struct pcdev D;
 
 static void setup(void)
 {
-	struct pcdev_cfg cfg = { .host = &H, .irq = devfake_irq, .irqctx = &F,
+	struct dev_cfg cfg = { .host = &H, .irq = devfake_irq, .irqctx = &F,
 				 .ram_size = 64ULL << 20, .nr_vcpus = 2, .epoch_secs = 0 };
 
 	devfake_setup(&F, &H);
@@ -136,8 +138,10 @@ START_TEST(test_random_accesses)
 		}
 	}
 	/* still a working UART and PM timer */
-	D.com1.mcr = 0;
-	D.com1.lcr = 3;
+	struct uart *com1 = pcdev_find(&D, "uart");
+
+	com1->mcr = 0;
+	com1->lcr = 3;
 	F.out_len = 0;
 	out(0x3f8, 1, 'k');
 	ck_assert_uint_eq(F.out[F.out_len - 1], 'k');

@@ -2,7 +2,6 @@
  * and FADT (PM1 control, reset register, \_S5 from the DSDT). Checksums and
  * lengths are verified before any field is trusted. */
 #include "arch/x86/acpi.h"
-#include "arch/x86/mptable.h"
 #include "errno.h"
 #include "log.h"
 #include "lib/string.h"
@@ -438,22 +437,6 @@ paddr_t acpi_rsdp_scan(void)
 	if (ebda >= 0x80000 && ebda < 0xa0000)
 		pa = rsdp_scan_range(ebda, 1024);
 	return pa ? pa : rsdp_scan_range(0xe0000, 0x20000);
-}
-
-/* ------------------------------------------------------------ discovery */
-int platform_discover(const void *rsdp_copy, size_t len, struct platform_info *pi)
-{
-	paddr_t pa;
-
-	if (rsdp_copy && acpi_parse_rsdp(rsdp_copy, len, pi) == 0)
-		return 0;
-	if ((pa = acpi_rsdp_scan()) && acpi_parse(pa, pi) == 0)
-		return 0;
-	if ((pa = mptable_find()) && mptable_parse(pa, pi) == 0)
-		return 0;
-	memset(pi, 0, sizeof(*pi));
-	pr_err("platform: neither ACPI MADT nor MP table found\n");
-	return -ENODEV;
 }
 
 void platform_print(const struct platform_info *pi)

@@ -26,11 +26,7 @@ struct percpu {
 	uint64_t gdt[8] __aligned(16);
 	struct tss64 tss __aligned(16);
 	uint8_t ist_stack[4096] __aligned(16);   /* NMI/#DF/#MC stack */
-	void *vmxon_region;       /* hv/vmx per-CPU state */
-	void *arch_vmx;
-	void *sched;              /* hv/sched per-pCPU state */
-	uint64_t timer_deadline;  /* next LAPIC timer deadline (TSC) or 0 */
-	uint64_t irq_count;
+	void *vmxon_region;       /* hv/vmx: non-NULL while in VMX operation */
 };
 
 extern struct percpu percpu_area[MAX_CPUS];

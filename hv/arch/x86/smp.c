@@ -6,7 +6,6 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
 #include "lib/string.h"
-#include "hv.h"
 #include "log.h"
 
 extern uint8_t tramp_start[], tramp_end[], t_gdtr_base[], t_farptr[], t_cr3[], t_stack[],
@@ -16,9 +15,11 @@ static uint8_t ap_stacks[MAX_CPUS][CPU_STACK_SIZE] __aligned(4096);
 #define TRAMP_FIELD(base, sym, type) (*(type *)((base) + ((sym) - tramp_start)))
 
 static void ap_entry(unsigned cpu) __noreturn __used;
+static void (*ap_main)(unsigned cpu);
+
 static void ap_entry(unsigned cpu)
 {
-	hv_ap_main(cpu);
+	ap_main(cpu);
 	for (;;)
 		cpu_halt();
 }
@@ -43,10 +44,13 @@ static bool start_one(uint8_t *t, paddr_t page, unsigned cpu, uint32_t apic)
 	return READ_ONCE(percpu_area[cpu].online);
 }
 
-unsigned smp_boot(const uint32_t *apic_ids, unsigned n, unsigned max_cpus, paddr_t page)
+unsigned smp_boot(const uint32_t *apic_ids, unsigned n, unsigned max_cpus, paddr_t page,
+		  void (*ap_fn)(unsigned cpu))
 {
 	uint8_t *t = (uint8_t *)(uintptr_t)page;
 	uint32_t self = apic_id();
+
+	ap_main = ap_fn;
 	unsigned next = 1;
 
 	memcpy(t, tramp_start, (size_t)(tramp_end - tramp_start));

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Layering checks for hv/ (issue 11), run by `make unit`.
+
+1. No dependency cycle between hv/ source files. File A depends on file B
+   when A's object refers to a symbol B's object defines (nm on the image's
+   objects, so a call through a header counts, whatever header declares it).
+   A cycle A -> ... -> A fails the check, naming the files and one symbol per
+   edge, unless it stays within the folders of an ALLOWED_CYCLES entry (the
+   cycles that exist today; a ratchet).
+2. hv/vmx must not include hv/vm headers (hv/vm calls hv/vmx, never the
+   reverse). Until that holds the count of such #include lines is a ratchet:
+   the check fails if it grows beyond VMX_INCLUDES_VM_MAX, and asks to lower
+   the bound when it shrinks.
+
+Usage: check_layers.py [--obj build/obj] [--src .] [OBJECT...]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+# Lower this as hv/vmx stops including hv/vm headers; 0 is the target.
+VMX_INCLUDES_VM_MAX = 14
+# log.h's services (log lines, panic) are used by everything, like libc:
+# they are not edges (their implementation may use anything).
+LOG_SYMBOLS = {"log_printf", "log_vprintf", "panic_at", "log_level"}
+# Cycles that exist today: a cycle whose files all match one entry (exact
+# files, or folder prefixes ending in "/") is reported, any other fails. The
+# scheduler framework's files call each other by design; the last entry is
+# issue 11's main target (hv/vm <-> hv/vmx).
+ALLOWED_CYCLES = [
+    ("hv/arch/x86/apic.c", "hv/arch/x86/isr.asm", "hv/arch/x86/trap.c"),
+    ("hv/mm/pmm.c", "hv/mm/pmm_range.c"),
+    ("hv/trace/dedicated.c", "hv/trace/spin.c", "hv/trace/vprof.c"),
+    ("hv/trace/dump.c", "hv/trace/profile.c"),
+    ("hv/sched/",),
+    ("hv/vm/", "hv/vmx/", "hv/console_input.c"),
+]
+
+
+def allowed_file(f, entry):
+    return any(f.startswith(e) if e.endswith("/") else f == e for e in entry)
+
+
+def objects(obj_dir, objs):
+    """(source, object) of the image's hv/ objects: the given list (the
+    Makefile's HV_OBJS, so stale objects of removed sources do not count),
+    else every object under obj_dir/hv."""
+    if not objs:
+        objs = [os.path.join(root, f) for root, _, files in os.walk(os.path.join(obj_dir, "hv"))
+                for f in files if f.endswith(".o")]
+    for path in objs:
+        src = os.path.relpath(path, obj_dir)[:-2]      # hv/x/y.c
+        if src.startswith("hv/"):
+            yield src, path
+
+
+def symbols(paths):
+    out = subprocess.run(["nm", "-A", "-g"] + paths, check=True, capture_output=True,
+                         text=True).stdout
+    defs, uses = {}, {}
+    for line in out.splitlines():
+        m = re.match(r"^(.*?):\s*(?:[0-9a-fA-F]+)?\s+([A-Za-z])\s+(\S+)$", line)
+        if not m:
+            continue
+        path, kind, name = m.groups()
+        if kind == "U":
+            uses.setdefault(path, set()).add(name)
+        elif kind not in "wWvV":
+            defs.setdefault(name, path)
+    return defs, uses
+
+
+def sccs(graph):
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def check_cycles(obj_dir, obj_list, verbose):
+    objs = dict(objects(obj_dir, obj_list))
+    if not objs:
+        print(f"check_layers: no objects under {obj_dir}/hv (build the image first)")
+        return 1
+    by_path = {p: s for s, p in objs.items()}
+    defs, uses = symbols(sorted(objs.values()))
+    graph, why = {}, {}
+    for path, names in uses.items():
+        a = by_path[path]
+        for name in sorted(names):
+            if name in defs and defs[name] != path and name not in LOG_SYMBOLS:
+                b = by_path[defs[name]]
+                graph.setdefault(a, set()).add(b)
+                why.setdefault((a, b), name)
+    bad = known = 0
+    for comp in sccs(graph):
+        if len(comp) < 2:
+            continue
+        allowed = any(all(allowed_file(f, e) for f in comp) for e in ALLOWED_CYCLES)
+        known += allowed
+        if allowed and not verbose:
+            continue
+        print(f"check_layers: {'allowed' if allowed else 'CYCLE'} between "
+              f"{', '.join(sorted(comp))}")
+        for a in sorted(comp) if not allowed else ():
+            for b in sorted(graph[a] & comp):
+                print(f"    {a} -> {b} ({why[(a, b)]})")
+        bad += not allowed
+    print(f"check_layers: {known} known cycles (ALLOWED_CYCLES), {bad} new")
+    return bad
+
+
+def check_vmx_includes(src):
+    hits = []
+    vmx = os.path.join(src, "hv", "vmx")
+    for f in sorted(os.listdir(vmx)):
+        if f.endswith((".c", ".h")):
+            with open(os.path.join(vmx, f), encoding="utf-8", errors="replace") as fh:
+                for i, line in enumerate(fh, 1):
+                    if re.match(r'\s*#\s*include\s+"vm/', line):
+                        hits.append(f"hv/vmx/{f}:{i}: {line.strip()}")
+    n = len(hits)
+    if n > VMX_INCLUDES_VM_MAX:
+        print(f"check_layers: hv/vmx includes hv/vm headers {n} times, at most "
+              f"{VMX_INCLUDES_VM_MAX} allowed (hv/vm calls hv/vmx, not the reverse):")
+        print("\n".join("    " + h for h in hits))
+        return 1
+    note = f" (lower VMX_INCLUDES_VM_MAX to {n})" if n < VMX_INCLUDES_VM_MAX else ""
+    print(f"check_layers: hv/vmx includes hv/vm headers {n} times "
+          f"(ratchet {VMX_INCLUDES_VM_MAX}){note}")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--obj", default="build/obj")
+    ap.add_argument("--src", default=".")
+    ap.add_argument("-v", action="store_true", help="also list the known cycles")
+    ap.add_argument("objects", nargs="*", help="the image's objects (default: all under --obj)")
+    a = ap.parse_args()
+    bad = check_cycles(a.obj, a.objects, a.v) + check_vmx_includes(a.src)
+    print("check_layers: " + ("FAILED" if bad else "ok"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
