@@ -3,7 +3,6 @@
 # exitbench guest under a hypervisor built with per-stage TSC stamps
 # (hv/vm/bstamp.h; build/stamps/hv.elf), with halt polling off and on,
 # printing the stage breakdown of a wake-up of a halted vCPU (docs/vmx.md).
-HV_SRCS += hv/vm/halt_poll.c hv/vm/bstamp.c
 ifeq ($(BENCH_STAMPS),1)
 $(BUILD)/obj/%: HV_CFLAGS += -DHV_BENCH_STAMPS=1
 endif
