@@ -298,6 +298,27 @@ void vlapic_eoi_exit(struct vlapic *l, uint8_t vector)
 		l->ops->eoi(l->ops->ctx, vector);
 }
 
+/* vlapic_pending() without the PPR store: for a vCPU that may be running on
+ * another pCPU meanwhile. With APIC virtualization PPR is a virtualized
+ * register of the virtual-APIC page, which software must not write while a
+ * logical processor runs the guest (SDM §30.1: only the other fields may be
+ * modified then); the CPU recomputes it (PPR virtualization, §30.1.3) at
+ * EOI, at delivery and at VM entry. */
+int vlapic_pending_peek(const struct vlapic *l)
+{
+	uint8_t tpr = (uint8_t)vlapic_reg(l, APIC_TPR), ppr;
+	int isrv, v;
+
+	if (!vlapic_hw_enabled(l))
+		return -1;
+	isrv = vec_highest(l, APIC_ISR);
+	ppr = (tpr & 0xf0) >= (isrv < 0 ? 0 : (isrv & 0xf0)) ? tpr : (uint8_t)(isrv & 0xf0);
+	v = vec_highest(l, APIC_IRR);
+	if (v < 0 || (v & 0xf0) <= (ppr & 0xf0))
+		return -1;
+	return v;
+}
+
 int vlapic_pending(struct vlapic *l)
 {
 	uint8_t ppr;

@@ -163,6 +163,8 @@ bool vlapic_sw_enabled(const struct vlapic *l);
 /* Injection without virtual-interrupt delivery: highest IRR vector whose
  * priority class beats PPR, -1 if none (SDM §11.8.3.1); ack moves it to ISR. */
 int vlapic_pending(struct vlapic *l);
+/* The same answer without storing PPR in the page (the vCPU may be running). */
+int vlapic_pending_peek(const struct vlapic *l);
 int vlapic_ack(struct vlapic *l, uint8_t vector);
 /* NMI latch (SDM vol. 3 §6.7.1, §11.5.1): one NMI can be in service and one
  * pending; further NMIs coalesce. Before the vCPU runs, two may be latched

@@ -242,7 +242,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	if (v->state == VCPU_HALTED && !v->halt_if)
 		return false;
 	spin_lock(&v->vm->lock);
-	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	r = vintc_wake_pending(&v->vm->devs.intc, v->id) >= 0;   /* may run elsewhere */
 	spin_unlock(&v->vm->lock);
 	return r;
 }
