@@ -260,8 +260,10 @@ static stime_t lapic_now(struct vlapic *l)
 
 static void tscdl_write(struct vlapic *l, uint64_t tsc)
 {
-	if (!vlapic_hw_enabled(l) || l->timer_mode != APIC_TIMER_TSCDL)
+	if (!vlapic_hw_enabled(l) || l->timer_mode != APIC_TIMER_TSCDL) {
+		l->tscdl_ignored += tsc != 0;
 		return;   /* ignored outside TSC-deadline mode (SDM §11.5.4.1) */
+	}
 	l->tscdl = tsc;
 	l->timer_deadline = tsc ? l->ops->tsc_to_ns(l->ops->ctx, tsc) : STIME_NEVER;
 	if (tsc)

@@ -129,6 +129,7 @@ struct vlapic {
 	uint8_t timer_mode;      /* enum apic_timer_mode last written to LVT timer */
 	uint64_t tscdl;          /* IA32_TSC_DEADLINE as last written (0 = disarmed) */
 	uint64_t timer_fired;    /* statistics: timer interrupts raised */
+	uint64_t tscdl_ignored;  /* IA32_TSC_DEADLINE writes outside TSC-deadline mode (watchdog) */
 };
 
 /* Initialise at power-up: xAPIC mode, ID = vcpu, BSP flag for vcpu 0, all LVTs

@@ -149,12 +149,12 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 	vcpu_snap(v, &s);
 	pr_info("watchdog: vm%u.v%u guest=%s halt_if=%d kicked=%d irr_top=%d isr_top=%d "
 		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu ppr=0x%x "
-		"timer_fired=%lu wait=%s\n",
+		"timer_fired=%lu tscdl_ignored=%lu wait=%s\n",
 		v->vm->id, v->id, st < 4 ? vcpu_states[st] : "?", v->halt_if, READ_ONCE(v->kicked),
 		lapic_top(l, 0x200), lapic_top(l, 0x100), vlapic_reg(l, 0x80),
 		READ_ONCE(l->nmi_pending), sv, vlapic_reg(l, 0x320), rel(tb, sizeof(tb), t, now),
 		(unsigned long)READ_ONCE(v->exits_total), wd_ppr(s.tpr, s.isr_top),
-		(unsigned long)READ_ONCE(l->timer_fired),
+		(unsigned long)READ_ONCE(l->timer_fired), (unsigned long)READ_ONCE(l->tscdl_ignored),
 		wd_wait_name(wd_classify(&s, now, (stime_t)wd_ms * MS)));
 }
 

@@ -312,6 +312,9 @@ START_TEST(test_timer_tsc_deadline)
 	enable();
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 100000), 0);
 	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);   /* ignored in one-shot mode */
+	ck_assert_uint_eq(L.tscdl_ignored, 1);                  /* and counted (watchdog dump) */
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 0), 0);
+	ck_assert_uint_eq(L.tscdl_ignored, 1);                  /* a disarm is not a lost arm */
 	wr(APIC_TMICT, 500);
 	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 1000);
 	wr(APIC_LVT_TIMER, (2u << 17) | 0x43);    /* mode change disarms */
@@ -334,6 +337,7 @@ START_TEST(test_timer_tsc_deadline)
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 200000), 0);
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 0), 0);   /* disarm */
 	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	ck_assert_uint_eq(L.tscdl_ignored, 1);
 }
 END_TEST
 

@@ -93,7 +93,7 @@ def case_timeout(tmp):
     need(s, "one watchdog dump", r"^watchdog: ==== state dump \(watchdog\)", bad, 1)
     need(s, "timeout dump", r"^watchdog: ==== state dump \(key w\)", bad, 1)
     need(s, "halted vCPU named", r"^watchdog: vm0\.v0 guest=halted halt_if=0 .*timer=never "
-         r".*timer_fired=1 wait=halted-if0$", bad, 2)
+         r".*timer_fired=1 tscdl_ignored=0 wait=halted-if0$", bad, 2)
     need(s, "halted with IF=0 and the timer's vector pending",
          r"^watchdog: hang vcpu0 \(vm0\.v0\) blocked halted-if0 for \d+ ms: timer=never "
          r"timer_fired=1 irr_top=64 ", bad, 1)
