@@ -101,6 +101,13 @@ def cases(all_forms, seed=1):
     # KVM PV send-IPI: counts, skipped destinations, ICR 0 (KVM's ABI).
     for img in ("kvmipi.elf", "kvmipi-64.elf"):
         out.append((img, 2, [("kind=multiboot vcpus=2 mem=32M kvm=on", GUEST / img)], "kvmipi"))
+    # Issue 17: 4 vCPUs arm short TSC-deadline timers and halt for them
+    # (NMIs every 20 ms), beside timer, 5 vCPUs on 2 pCPUs: a lost timer fails
+    # timerwake_timer_lost (tests/timerwake.c) instead of hanging.
+    out.append(("timerwake4+timer (5 on 2)", 2,
+                [(f'kind=multiboot vcpus=4 mem=32M cmdline="seed={seed} nmi=20"',
+                  GUEST / "timerwake-64.elf"),
+                 ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "timerwake"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
@@ -165,6 +172,12 @@ def judge(kind, serial, status):
         bad = [f"FAIL {n}" for n in fails]
         return bad + ([] if re.search(r"SUMMARY hostile passed=\d+ failed=0", serial) else
                       ["hostile VM did not pass"])
+    if kind == "timerwake":
+        bad = [f"FAIL {n}" for n in fails]
+        for t in ("timerwake", "timer"):
+            if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
+                bad.append(f"{t} VM did not pass")
+        return bad
     if kind == "hostile":
         bad = [f"FAIL {n}" for n in fails]
         for t in ("hostile", "timer"):

@@ -276,6 +276,19 @@ int vintc_pending(struct vintc *ic, unsigned vcpu)
 	return v;
 }
 
+int vintc_wake_pending(struct vintc *ic, unsigned vcpu)
+{
+	struct vlapic *l;
+	int v = -1;
+
+	spin_lock(&ic->lock);
+	l = intc_lapic(ic, vcpu);
+	if (l)
+		v = extint_ready(ic, vcpu, l) ? vpic_peek(&ic->pic) : vlapic_pending_peek(l);
+	spin_unlock(&ic->lock);
+	return v;
+}
+
 int vintc_ack(struct vintc *ic, unsigned vcpu)
 {
 	struct vlapic *l;

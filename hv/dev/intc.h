@@ -63,6 +63,9 @@ int vintc_msr_write(struct vintc *ic, unsigned vcpu, uint32_t msr, uint64_t val)
  * once the guest can take it, ack() commits it and returns the vector to inject. */
 bool vintc_nmi_take(struct vintc *ic, unsigned vcpu, bool blocked);   /* vlapic_nmi_take */
 int vintc_pending(struct vintc *ic, unsigned vcpu);
+/* vintc_pending() that writes nothing in the vLAPIC page: for wake-up tests
+ * of a vCPU another pCPU may be running (vlapic_pending_peek). */
+int vintc_wake_pending(struct vintc *ic, unsigned vcpu);
 int vintc_ack(struct vintc *ic, unsigned vcpu);
 uint8_t vintc_tpr_threshold(struct vintc *ic, unsigned vcpu);
 

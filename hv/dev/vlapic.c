@@ -260,8 +260,10 @@ static stime_t lapic_now(struct vlapic *l)
 
 static void tscdl_write(struct vlapic *l, uint64_t tsc)
 {
-	if (!vlapic_hw_enabled(l) || l->timer_mode != APIC_TIMER_TSCDL)
+	if (!vlapic_hw_enabled(l) || l->timer_mode != APIC_TIMER_TSCDL) {
+		l->tscdl_ignored += tsc != 0;
 		return;   /* ignored outside TSC-deadline mode (SDM §11.5.4.1) */
+	}
 	l->tscdl = tsc;
 	l->timer_deadline = tsc ? l->ops->tsc_to_ns(l->ops->ctx, tsc) : STIME_NEVER;
 	if (tsc)
@@ -296,6 +298,27 @@ void vlapic_eoi_exit(struct vlapic *l, uint8_t vector)
 	ppr_update(l);
 	if (vlapic_vec_test(l, APIC_TMR, vector))
 		l->ops->eoi(l->ops->ctx, vector);
+}
+
+/* vlapic_pending() without the PPR store: for a vCPU that may be running on
+ * another pCPU meanwhile. With APIC virtualization PPR is a virtualized
+ * register of the virtual-APIC page, which software must not write while a
+ * logical processor runs the guest (SDM §30.1: only the other fields may be
+ * modified then); the CPU recomputes it (PPR virtualization, §30.1.3) at
+ * EOI, at delivery and at VM entry. */
+int vlapic_pending_peek(const struct vlapic *l)
+{
+	uint8_t tpr = (uint8_t)vlapic_reg(l, APIC_TPR), ppr;
+	int isrv, v;
+
+	if (!vlapic_hw_enabled(l))
+		return -1;
+	isrv = vec_highest(l, APIC_ISR);
+	ppr = (tpr & 0xf0) >= (isrv < 0 ? 0 : (isrv & 0xf0)) ? tpr : (uint8_t)(isrv & 0xf0);
+	v = vec_highest(l, APIC_IRR);
+	if (v < 0 || (v & 0xf0) <= (ppr & 0xf0))
+		return -1;
+	return v;
 }
 
 int vlapic_pending(struct vlapic *l)

@@ -129,6 +129,7 @@ struct vlapic {
 	uint8_t timer_mode;      /* enum apic_timer_mode last written to LVT timer */
 	uint64_t tscdl;          /* IA32_TSC_DEADLINE as last written (0 = disarmed) */
 	uint64_t timer_fired;    /* statistics: timer interrupts raised */
+	uint64_t tscdl_ignored;  /* IA32_TSC_DEADLINE writes outside TSC-deadline mode (watchdog) */
 };
 
 /* Initialise at power-up: xAPIC mode, ID = vcpu, BSP flag for vcpu 0, all LVTs
@@ -163,6 +164,8 @@ bool vlapic_sw_enabled(const struct vlapic *l);
 /* Injection without virtual-interrupt delivery: highest IRR vector whose
  * priority class beats PPR, -1 if none (SDM §11.8.3.1); ack moves it to ISR. */
 int vlapic_pending(struct vlapic *l);
+/* The same answer without storing PPR in the page (the vCPU may be running). */
+int vlapic_pending_peek(const struct vlapic *l);
 int vlapic_ack(struct vlapic *l, uint8_t vector);
 /* NMI latch (SDM vol. 3 §6.7.1, §11.5.1): one NMI can be in service and one
  * pending; further NMIs coalesce. Before the vCPU runs, two may be latched

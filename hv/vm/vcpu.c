@@ -248,7 +248,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	if (sched_glue_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
 		return true;
 	spin_lock(&v->vm->lock);
-	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	r = vintc_wake_pending(&v->vm->devs.intc, v->id) >= 0;   /* may run elsewhere */
 	spin_unlock(&v->vm->lock);
 	return r;
 }

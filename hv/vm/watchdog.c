@@ -16,6 +16,7 @@
  * A report is followed by a full dump, at most one per 5 x watchdog_ms and
  * WD_MAX_DUMPS per boot, so a lasting hang cannot flood the console. */
 #include "vm/watchdog.h"
+#include "vm/watchdog_calc.h"
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
 #include "sched/sched.h"
@@ -34,6 +35,10 @@ static int wd_ms = 2000;
 CMDLINE_INT(watchdog_ms, wd_ms, 0, 3600000,
 	    "hang watchdog: report a vCPU runnable but not run, a VM without progress or a "
 	    "pCPU not scheduling for this many ms, and dump the state; 0 = off");
+static int wd_livelock_per_s = 1000;
+CMDLINE_INT(watchdog_livelock, wd_livelock_per_s, 0, 100000000,
+	    "hang watchdog: report a vCPU taking at least this many exits a second, 90% of "
+	    "them retiring no guest instruction, for watchdog_ms; 0 = off");
 static int wd_stall_ms;
 CMDLINE_INT(watchdog_stall_ms, wd_stall_ms, 0, 60000,
 	    "debug (tests the watchdog): the last pCPU spins this many ms with interrupts "
@@ -59,6 +64,18 @@ static uint64_t vm_seen_exits[VM_MAX];
 static stime_t vm_alive[VM_MAX];
 static bool vm_rep[VM_MAX];
 static bool vcpu_rep[VM_MAX][VM_MAX_VCPUS];
+
+/* Per vCPU: the wait classification and the livelock window (checker only). */
+struct wd_vstate {
+	uint8_t wait;                  /* enum wd_wait at the last check */
+	bool wait_rep, ll_rep;         /* reported in this episode */
+	stime_t wait_since;            /* first check that saw `wait` */
+	stime_t ll_since;              /* livelock episode start, 0 none */
+	stime_t last;                  /* time of the counters below */
+	uint64_t all, np[WD_NP_REASONS];           /* at the last check */
+	uint64_t ll_all, ll_np[WD_NP_REASONS];     /* at the episode start */
+};
+static struct wd_vstate vstate[VM_MAX][VM_MAX_VCPUS];
 
 static inline struct vcpu *sv_vcpu(struct sched_vcpu *sv)
 {
@@ -91,6 +108,20 @@ static int lapic_top(const struct vlapic *l, unsigned base)
 
 static const char *const vcpu_states[] = { "wait-sipi", "active", "halted", "dead" };
 
+static void vcpu_snap(struct vcpu *v, struct wd_vcpu_snap *s)
+{
+	const struct vlapic *l = &v->lapic;
+	unsigned st = READ_ONCE(v->sv.state);
+
+	*s = (struct wd_vcpu_snap){
+		.blocked = sched_vcpu_waits_event(&v->sv), .running = st == SCHED_RUNNING,
+		.halted = READ_ONCE(v->state) == VCPU_HALTED, .halt_if = READ_ONCE(v->halt_if),
+		.irr_top = lapic_top(l, 0x200), .isr_top = lapic_top(l, 0x100),
+		.tpr = (uint8_t)vlapic_reg(l, 0x80), .apic_on = vlapic_hw_enabled(l),
+		.nmi = READ_ONCE(l->nmi_pending), .timer = vcpu_timer(v),
+	};
+}
+
 /* "+12ms", "-3ms" (relative to now) or "never", into buf. */
 static const char *rel(char *buf, size_t n, stime_t t, stime_t now)
 {
@@ -113,12 +144,18 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 		sv += (unsigned)__builtin_popcountll(READ_ONCE(v->sched_vectors[w]));
 	char tb[24];
 
+	struct wd_vcpu_snap s;
+
+	vcpu_snap(v, &s);
 	pr_info("watchdog: vm%u.v%u guest=%s halt_if=%d kicked=%d irr_top=%d isr_top=%d "
-		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu\n",
+		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu ppr=0x%x "
+		"timer_fired=%lu tscdl_ignored=%lu wait=%s\n",
 		v->vm->id, v->id, st < 4 ? vcpu_states[st] : "?", v->halt_if, READ_ONCE(v->kicked),
 		lapic_top(l, 0x200), lapic_top(l, 0x100), vlapic_reg(l, 0x80),
 		READ_ONCE(l->nmi_pending), sv, vlapic_reg(l, 0x320), rel(tb, sizeof(tb), t, now),
-		(unsigned long)READ_ONCE(v->exits_total));
+		(unsigned long)READ_ONCE(v->exits_total), wd_ppr(s.tpr, s.isr_top),
+		(unsigned long)READ_ONCE(l->timer_fired), (unsigned long)READ_ONCE(l->tscdl_ignored),
+		wd_wait_name(wd_classify(&s, now, (stime_t)wd_ms * MS)));
 }
 
 static void dump_all(const char *why, stime_t now)
@@ -207,6 +244,92 @@ static bool vcpu_waits_legitimately(struct vcpu *v, stime_t now, stime_t lim)
 	return t != STIME_NEVER && t > now - lim;
 }
 
+/* A vCPU that waits in vain (wd_classify). An overdue timer is reported at
+ * once (it is already watchdog_ms late); the HLT findings once they lasted
+ * watchdog_ms (a wake in flight looks the same for a moment). */
+static unsigned check_vcpu_wait(struct vcpu *v, struct wd_vstate *w, stime_t now, stime_t lim)
+{
+	struct wd_vcpu_snap s;
+	enum wd_wait k;
+	char tb[24], bd[24];
+	struct sched_glue_pcpu_view pv;
+	unsigned pcpu = READ_ONCE(v->sv.pcpu);
+
+	vcpu_snap(v, &s);
+	k = wd_classify(&s, now, lim);
+	if (k != w->wait) {
+		w->wait = (uint8_t)k;
+		w->wait_since = now;
+		w->wait_rep = false;
+	}
+	if (k == WD_WAIT_OK || w->wait_rep ||
+	    (k != WD_WAIT_TIMER_OVERDUE && now - w->wait_since < lim))
+		return 0;
+	w->wait_rep = true;
+	sched_glue_pcpu_view(pcpu < nr_cpus_online ? pcpu : 0, &pv);
+	pr_warn("watchdog: %s vcpu%u (vm%u.v%u) %s %s for %ld ms: timer=%s timer_fired=%lu "
+		"irr_top=%d isr_top=%d ppr=0x%x halt_if=%d nmi=%u lvt_timer=0x%x; on pcpu%u "
+		"(idle=%d blocked_deadline=%s)\n",
+		v->vm->p.name, v->id, v->vm->id, v->id, s.blocked ? "blocked" : "running",
+		wd_wait_name(k), ago_ms(k == WD_WAIT_TIMER_OVERDUE ? s.timer : w->wait_since, now),
+		rel(tb, sizeof(tb), s.timer, now), (unsigned long)READ_ONCE(v->lapic.timer_fired),
+		s.irr_top, s.isr_top, wd_ppr(s.tpr, s.isr_top), s.halt_if, s.nmi,
+		vlapic_reg(&v->lapic, 0x320), pcpu, pv.idle,
+		rel(bd, sizeof(bd), pv.blocked_deadline, now));
+	return 1;
+}
+
+/* Exits that retire no guest instruction at a livelock's rate, in every
+ * check window for watchdog_ms (wd_livelock). */
+static unsigned check_vcpu_livelock(struct vcpu *v, struct wd_vstate *w, stime_t now,
+				    stime_t lim)
+{
+	uint64_t all = READ_ONCE(v->exits_total), np[WD_NP_REASONS], d_np = 0, ep_np = 0;
+	stime_t last = w->last;
+	unsigned top = 0, n = 0;
+
+	for (unsigned i = 0; i < WD_NP_REASONS; i++) {
+		np[i] = READ_ONCE(v->exits[wd_np_reasons[i]]);
+		d_np += np[i] - w->np[i];
+	}
+	if (last && wd_livelock(all - w->all, d_np, now - last, (unsigned)wd_livelock_per_s)) {
+		if (!w->ll_since) {
+			w->ll_since = last;
+			w->ll_all = w->all;
+			for (unsigned i = 0; i < WD_NP_REASONS; i++)
+				w->ll_np[i] = w->np[i];
+		}
+		if (!w->ll_rep && now - w->ll_since >= lim) {
+			for (unsigned i = 0; i < WD_NP_REASONS; i++) {
+				ep_np += np[i] - w->ll_np[i];
+				if (np[i] - w->ll_np[i] > np[top] - w->ll_np[top])
+					top = i;
+			}
+			w->ll_rep = true;
+			n = 1;
+			pr_warn("watchdog: %s vcpu%u (vm%u.v%u) livelock: %lu exits in %ld ms, %lu "
+				"retiring no guest instruction, most %s (%lu)\n", v->vm->p.name,
+				v->id, v->vm->id, v->id, (unsigned long)(all - w->ll_all),
+				ago_ms(w->ll_since, now), (unsigned long)ep_np,
+				wd_np_reason_name(top), (unsigned long)(np[top] - w->ll_np[top]));
+		}
+	} else {
+		uint64_t d_all = all - w->all;
+
+		/* A quiet window (the vCPU descheduled, or the checker's own dump
+		 * kept its pCPU) restarts the count but does not end a reported
+		 * episode; guest instruction exits or a block do. */
+		w->ll_since = 0;
+		if (d_all >= 64 ? d_np * 10 < d_all * 9 : sched_vcpu_waits_event(&v->sv))
+			w->ll_rep = false;
+	}
+	w->last = now;
+	w->all = all;
+	for (unsigned i = 0; i < WD_NP_REASONS; i++)
+		w->np[i] = np[i];
+	return n;
+}
+
 static unsigned check_vm(struct vm *vm, stime_t now, stime_t lim)
 {
 	unsigned n = 0, id = vm->id % VM_MAX;
@@ -220,6 +343,8 @@ static unsigned check_vm(struct vm *vm, stime_t now, stime_t lim)
 
 		ex += READ_ONCE(v->exits_total);
 		waits |= vcpu_waits_legitimately(v, now, lim);
+		n += check_vcpu_wait(v, &vstate[id][j], now, lim);
+		n += check_vcpu_livelock(v, &vstate[id][j], now, lim);
 		if (st != SCHED_RUNNABLE || now - since <= lim) {
 			vcpu_rep[id][j] = false;
 			continue;

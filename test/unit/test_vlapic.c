@@ -97,6 +97,32 @@ START_TEST(test_sw_disable_drops_fixed)
 }
 END_TEST
 
+/* The wake-up test for a vCPU that may be running: the same answers as
+ * vlapic_pending() in every priority case, and the page's PPR untouched. */
+START_TEST(test_pending_peek)
+{
+	setup();
+	enable();
+	ck_assert_int_eq(vlapic_pending_peek(&L), -1);
+	accept(0x52, false);
+	ck_assert_int_eq(vlapic_ack(&L, 0x52), 0);      /* 0x52 in service, PPR 0x50 */
+	accept(0x5f, false);
+	L.regs[APIC_PPR / 4] = 0xee;                    /* what the CPU left there */
+	ck_assert_int_eq(vlapic_pending_peek(&L), -1);  /* same class: held */
+	ck_assert_uint_eq(L.regs[APIC_PPR / 4], 0xee);
+	accept(0x61, false);
+	ck_assert_int_eq(vlapic_pending_peek(&L), 0x61);
+	ck_assert_uint_eq(L.regs[APIC_PPR / 4], 0xee);
+	L.regs[APIC_TPR / 4] = 0x70;
+	ck_assert_int_eq(vlapic_pending_peek(&L), -1);
+	ck_assert_int_eq(vlapic_pending(&L), -1);       /* agrees; this one stores PPR */
+	ck_assert_uint_eq(L.regs[APIC_PPR / 4], 0x70);
+	L.regs[APIC_TPR / 4] = 0x00;
+	ck_assert_int_eq(vlapic_pending_peek(&L), 0x61);
+	ck_assert_int_eq(vlapic_pending(&L), 0x61);
+}
+END_TEST
+
 START_TEST(test_priority_rules)
 {
 	setup();
@@ -286,6 +312,9 @@ START_TEST(test_timer_tsc_deadline)
 	enable();
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 100000), 0);
 	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);   /* ignored in one-shot mode */
+	ck_assert_uint_eq(L.tscdl_ignored, 1);                  /* and counted (watchdog dump) */
+	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 0), 0);
+	ck_assert_uint_eq(L.tscdl_ignored, 1);                  /* a disarm is not a lost arm */
 	wr(APIC_TMICT, 500);
 	ck_assert_int_eq(vlapic_timer_next(&L), 1000 + 1000);
 	wr(APIC_LVT_TIMER, (2u << 17) | 0x43);    /* mode change disarms */
@@ -308,6 +337,7 @@ START_TEST(test_timer_tsc_deadline)
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 200000), 0);
 	ck_assert_int_eq(vlapic_msr_write(&L, MSR_IA32_TSC_DEADLINE, 0), 0);   /* disarm */
 	ck_assert_int_eq(vlapic_timer_next(&L), STIME_NEVER);
+	ck_assert_uint_eq(L.tscdl_ignored, 1);
 }
 END_TEST
 
@@ -595,6 +625,7 @@ int main(void)
 	tcase_add_test(tc, test_reset_state);
 	tcase_add_test(tc, test_sw_disable_drops_fixed);
 	tcase_add_test(tc, test_priority_rules);
+	tcase_add_test(tc, test_pending_peek);
 	tcase_add_test(tc, test_eoi_level_broadcast);
 	tcase_add_test(tc, test_esr_and_error_lvt);
 	tcase_add_test(tc, test_mmio_forms);

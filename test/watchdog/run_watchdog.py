@@ -6,10 +6,15 @@ stall:   2 pCPUs, two 1-vCPU test VMs pinned to pCPU 1; watchdog_stall_ms
          With watchdog_ms=100 the log must name the stalled pCPU, the vCPU
          left runnable behind it and the VMs without progress, hold one
          state dump, and both VMs must still pass afterwards.
-timeout: a flat guest that does `cli; hlt` forever (a VM nothing can wake)
-         beside a test VM; the watchdog reports the VM once (one dump for a
-         lasting hang), hvrun's timeout types `w` and the key's dump, with
-         the halted vCPU's state, is in the log before Bochs is stopped.
+timeout: a flat guest that arms a 1 ms LAPIC timer and does `cli; hlt`
+         forever (a VM nothing can wake), a flat guest that arms a 100 us
+         periodic LAPIC timer and spins with interrupts off (it takes a
+         preemption-timer exit every period and never a guest instruction
+         exit: the livelock signature), and a test VM; the watchdog reports
+         the hung VM once, its vCPU as halted with IF=0 and vector 0x40 in
+         IRR, the spinner as a livelock (one dump for all of it), hvrun's
+         timeout types `w` and the key's dump, with the halted vCPU's state,
+         is in the log before Bochs is stopped.
 `make test-watchdog` (in `make test`) runs both, about 35 s (the hang lasts
 until the 25 s timeout, long enough for a slow boot on a loaded machine).
 """
@@ -22,7 +27,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 GUEST = REPO / "build" / "guest"
-HANG = b"\xfa\xf4\xeb\xfd"      # cli; hlt; jmp back to the hlt
+# 32-bit flat guests (hv/load/flat.c: protected mode, paging off).
+APIC_ON = (b"\xc7\x05\xf0\x00\xe0\xfe\xff\x01\x00\x00"    # SVR = 0x1ff: APIC on
+           b"\xc7\x05\xe0\x03\xe0\xfe\x0b\x00\x00\x00")   # TDCR: divide by 1
+HANG = (APIC_ON +
+        b"\xc7\x05\x20\x03\xe0\xfe\x40\x00\x00\x00"       # LVT timer: one-shot, vector 0x40
+        b"\xc7\x05\x80\x03\xe0\xfe\x40\x42\x0f\x00"       # TMICT: 1 ms (1 GHz bus)
+        b"\xfa\xf4\xeb\xfd")                                  # cli; hlt; jmp back to the hlt
+SPIN = (APIC_ON +
+        b"\xc7\x05\x20\x03\xe0\xfe\x40\x00\x02\x00"       # LVT timer: periodic, vector 0x40
+        b"\xc7\x05\x80\x03\xe0\xfe\xa0\x86\x01\x00"       # TMICT: 100 us
+        b"\xfa\xeb\xfe")                                      # cli; jmp $
 
 
 def hvrun(cmdline, vms, timeout, log):
@@ -65,17 +80,26 @@ def case_stall(tmp):
 
 
 def case_timeout(tmp):
-    img = tmp / "hang.bin"
+    img, spin = tmp / "hang.bin", tmp / "spin.bin"
     img.write_bytes(HANG)
+    spin.write_bytes(SPIN)
     status, s, err = hvrun("watchdog_ms=300", [
-        ("kind=flat vcpus=1 mem=16M name=hang", img),
-        ('kind=multiboot vcpus=1 mem=32M cmdline="test=msr"', GUEST / "msr-64.elf")],
+        ("kind=flat vcpus=1 mem=16M name=hang pcpus=0", img),
+        ('kind=multiboot vcpus=1 mem=32M pcpus=0 cmdline="test=msr"', GUEST / "msr-64.elf"),
+        ("kind=flat vcpus=1 mem=16M name=spin pcpus=1", spin)],
         25, tmp / "timeout.log")
     bad = [] if status == 124 else [f"hvrun status {status} (want 124, timeout)"]
     need(s, "hung VM reported once", r"^watchdog: hang \(vm0\) has made no progress", bad, 1)
     need(s, "one watchdog dump", r"^watchdog: ==== state dump \(watchdog\)", bad, 1)
     need(s, "timeout dump", r"^watchdog: ==== state dump \(key w\)", bad, 1)
-    need(s, "halted vCPU named", r"^watchdog: vm0\.v0 guest=halted halt_if=0 .*timer=never", bad, 2)
+    need(s, "halted vCPU named", r"^watchdog: vm0\.v0 guest=halted halt_if=0 .*timer=never "
+         r".*timer_fired=1 tscdl_ignored=0 wait=halted-if0$", bad, 2)
+    need(s, "halted with IF=0 and the timer's vector pending",
+         r"^watchdog: hang vcpu0 \(vm0\.v0\) blocked halted-if0 for \d+ ms: timer=never "
+         r"timer_fired=1 irr_top=64 ", bad, 1)
+    need(s, "livelock named", r"^watchdog: spin vcpu0 \(vm2\.v0\) livelock: \d+ exits in \d+ ms, "
+         r"\d+ retiring no guest instruction, most preemption-timer", bad, 1)
+    need(s, "no other vCPU report", r"^watchdog: msr\S* vcpu0 .*(livelock|blocked|running) ", bad, 0)
     need(s, "dump ends", r"^watchdog: ==== end of state dump", bad, 2)
     need(s, "other VM passes", r"SUMMARY msr passed=\d+ failed=0", bad)
     if "typing `w`" not in err:
