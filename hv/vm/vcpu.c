@@ -169,15 +169,16 @@ static int pending_vector(struct vcpu *v, bool vid)
  * take one, else ask for an interrupt-window exit (SDM §26.6.5). APIC
  * virtualization state (RVI/SVI, TPR threshold) is refreshed first.
  * Returns whether virtual-interrupt delivery is on for this entry. */
-static bool inject_events(struct vcpu *v, bool after_exit)
+static bool inject_events(struct vcpu *v)
 {
 	__typeof__(v->pending_exc) *e = &v->pending_exc;
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vid = apicv_entry(v);
 	uint32_t intr, info;
-	bool nmi_sti;
+	bool nmi_sti, after_exit = v->exit_unconsumed;
 	int vec;
 
+	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
 		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
 			set_intr_window(true);
@@ -278,6 +279,7 @@ static bool handle_start_signals(struct vcpu *v)
 		return false;
 	WRITE_ONCE(v->sipi_vector, -1);
 	vmcs_guest_sipi((uint8_t)sipi);
+	v->exit_unconsumed = false;   /* an event interrupted before INIT is gone */
 	memset(&v->regs, 0, sizeof(v->regs));
 	WRITE_ONCE(v->state, VCPU_RUNNABLE);
 	return true;
@@ -339,7 +341,6 @@ void vcpu_put(struct vcpu *v)
 enum vcpu_run_end vcpu_run(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	bool after_exit = false;
 
 	if (vcpu_load(v)) {
 		vm_stop(v->vm, 126, "vmcs-load-failed");
@@ -376,7 +377,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		}
 		WRITE_ONCE(v->kicked, false);
 		sched_glue_deliver_pending(v);
-		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
+		kvm_pv_eoi_before_entry(v, inject_events(v));
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
@@ -398,7 +399,11 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		}
 		v->launched = true;
-		after_exit = true;
+		/* Kept in the vCPU, not the loop: an exit during event delivery
+		 * (a host interrupt, say) followed by preemption at the loop top
+		 * must still have its event re-injected at the next entry, in a
+		 * later vcpu_run() (SDM §28.2.4, §27.6.1). */
+		v->exit_unconsumed = true;
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
