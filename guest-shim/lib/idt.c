@@ -117,6 +117,10 @@ void isr_dispatch(struct isr_frame *f)
 	__atomic_fetch_add(&irq_counts[v], 1, __ATOMIC_RELAXED);
 	if (handlers[v])
 		handlers[v](v);
-	if (v != VEC_SPURIOUS)
+	/* The spurious vector needs no EOI, but a fixed interrupt at the same
+	 * vector (a guest that programs an RTE, LVT or IPI with 0xff) is in
+	 * service: EOI it, or ISR bit 255 blocks every vector (PPR 0xf0) for
+	 * good, as Linux's spurious_interrupt() knows (SDM vol. 3 §11.9). */
+	if (v != VEC_SPURIOUS || (apic_read(0x170) & (1u << 31)))
 		apic_eoi();
 }
