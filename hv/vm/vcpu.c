@@ -94,11 +94,10 @@ static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 		return false;
 	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
 	/* Blocking by MOV SS is handled like blocking by STI: it ends after one
-	 * guest instruction, at the latest at the next exit. Bochs takes the
-	 * NMI-window exit inside a MOV SS shadow (the SDM says it waits), and
-	 * inject_nmi() refuses there: with the window armed, hostile seed 1
-	 * (apicv=on, d0b3406) spun through 2.7 million NMI-window exits with
-	 * the shadow never ending. */
+	 * guest instruction, at the latest at the next exit. (80c978d did this
+	 * for the hostile guest's millions of NMI-window exits; their cause
+	 * was the guest's own PIT-as-NMI storm, docs/interrupts.md, so this is
+	 * caution, not a known Bochs behaviour.) */
 	sti = pending && (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS)) &&
 	      !(intr & INTERRUPTIBILITY_NMI);
 	if (v->nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
