@@ -19,7 +19,10 @@ static void paging_now(struct gpaging *pg)
 	pg->cr4 = vmcs_readnat(VMCS_GUEST_CR4);
 	pg->efer = vmcs_read64(VMCS_GUEST_EFER);
 	pg->user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3;   /* CPL = SS.DPL */
-	pg->smap = !pg->user && gpaging_smap(pg->cr4, vmcs_readnat(VMCS_GUEST_RFLAGS));
+	/* RFLAGS only read under CR4.SMAP: no extra VMREAD on the MMIO path
+	 * of a guest without SMAP (make bench-exits). */
+	pg->smap = !pg->user && (pg->cr4 & X86_CR4_SMAP) &&
+		   gpaging_smap(pg->cr4, vmcs_readnat(VMCS_GUEST_RFLAGS));
 }
 
 int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)

@@ -17,10 +17,11 @@ struct gpaging {
 	bool smap;                 /* a supervisor data access under SMAP: CR4.SMAP
 				    * and RFLAGS.AC clear (SDM vol. 3 §5.6.1) */
 };
-/* pg->smap for a CPL<3 data access with this CR4 and RFLAGS. */
+#define X86_CR4_SMAP (1ull << 21)
+/* pg->smap for a CPL<3 data access with this CR4 and RFLAGS (AC = bit 18). */
 static inline bool gpaging_smap(uint64_t cr4, uint64_t rflags)
 {
-	return (cr4 & (1ull << 21)) && !(rflags & (1ull << 18));
+	return (cr4 & X86_CR4_SMAP) && !(rflags & (1ull << 18));
 }
 /* Translate a linear address; returns 0, -EFAULT (not present, a table
  * outside RAM, not canonical) or -EACCES (U/S, R/W or SMAP forbid the access;
