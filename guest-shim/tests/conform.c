@@ -276,6 +276,54 @@ static void check_entry_gdt(void)
 		   g.limit, cs, ds);
 }
 
+#ifdef __x86_64__
+/* SMAP (SDM vol. 3 §5.6.1) for the accesses the hypervisor makes for the
+ * guest: a CPL-0 REP OUTSB reading a user page with CR4.SMAP set and
+ * RFLAGS.AC clear must #PF, as the CPU's own read would; with STAC it works.
+ * The user page is a 2 MiB alias (PDPT[10]) of the region holding smap_src;
+ * everything else stays supervisor. */
+#define CR4_SMAP (1ul << 21)
+static uint64_t smap_pd[512] __attribute__((aligned(4096)));
+static uint8_t smap_src[8] = "smapsmap";
+
+static int outsb_safe(const void *src, unsigned long n)
+{
+	uintptr_t fault = 0;
+	__asm__ volatile("1: rep outsb\n2:\n\t" EX_ENTRY(1b, 2b)
+			 : "+D"(fault), "+S"(src), "+c"(n) : "d"(0x3ff) : "memory");
+	return (int)fault;
+}
+
+static void check_smap(void)
+{
+	uint64_t cr3, *pml4, *pdpt, src = (uintptr_t)smap_src;
+	const uint8_t *alias = (const uint8_t *)(uintptr_t)((10ull << 30) + (src & 0x1fffff));
+	unsigned long cr4 = read_cr4();
+	int denied, allowed;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
+	pml4 = (uint64_t *)(uintptr_t)(cr3 & 0x000ffffffffff000ull);
+	pdpt = (uint64_t *)(uintptr_t)(pml4[0] & 0x000ffffffffff000ull);
+	smap_pd[0] = (src & ~0x1fffffull) | 0x87;          /* P W U, 2 MiB */
+	pdpt[10] = (uintptr_t)smap_pd | 7;
+	pml4[0] |= 4;                                       /* U here; lower levels decide */
+	__asm__ volatile("mov %0, %%cr3" :: "r"(cr3) : "memory");
+	(void)write_cr4_safe(cr4 | CR4_SMAP);
+	__asm__ volatile("clac" ::: "memory");
+	denied = outsb_safe(alias, sizeof(smap_src));
+	__asm__ volatile("stac" ::: "memory");
+	allowed = outsb_safe(alias, sizeof(smap_src));
+	__asm__ volatile("clac" ::: "memory");
+	(void)write_cr4_safe(cr4);
+	pdpt[10] = 0;
+	pml4[0] &= ~4ull;
+	__asm__ volatile("mov %0, %%cr3" :: "r"(cr3) : "memory");
+	test_check("smap_string_io", denied == FAULT(X86_PF) && allowed == 0,
+		   "REP OUTSB from a user page at CPL 0: AC=0 -> %d (want %d, #PF), AC=1 -> %d",
+		   denied, FAULT(X86_PF), allowed);
+}
+#endif
+
 void test_main(void)
 {
 	struct cpuid_regs l1 = cpuid(1, 0), l7 = cpuid(7, 0);
@@ -293,4 +341,8 @@ void test_main(void)
 	check_apic_base();
 	check_lapic_rate();
 	check_misc_mcg();
+#ifdef __x86_64__
+	if (cpuid(0, 0).a >= 7 && (l7.b & (1u << 20)))   /* SMAP */
+		check_smap();
+#endif
 }

@@ -73,8 +73,12 @@ static void storm_guard(unsigned v)
 /* NMIs, #DB from debug-register games, fixed interrupts at vectors 16-31. */
 static bool hook(unsigned v)
 {
-	if (v == 2) {
-		__atomic_fetch_add(&nmis, 1, __ATOMIC_RELAXED);
+	if (v == 2) {   /* an NMI storm (PIT routed as NMI) wedges the guest: hostile.c */
+		if ((__atomic_fetch_add(&nmis, 1, __ATOMIC_RELAXED) + 1) % STORM == 0) {
+			__atomic_fetch_add(&storms, 1, __ATOMIC_RELAXED);
+			for (unsigned p = 0; p < ioapic_nr_pins(); p++)
+				ioapic_mask(p);
+		}
 		return true;
 	}
 	if (v == 1)

@@ -19,6 +19,10 @@ static void paging_now(struct gpaging *pg)
 	pg->cr4 = vmcs_readnat(VMCS_GUEST_CR4);
 	pg->efer = vmcs_read64(VMCS_GUEST_EFER);
 	pg->user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3;   /* CPL = SS.DPL */
+	/* RFLAGS only read under CR4.SMAP: no extra VMREAD on the MMIO path
+	 * of a guest without SMAP (make bench-exits). */
+	pg->smap = !pg->user && (pg->cr4 & X86_CR4_SMAP) &&
+		   gpaging_smap(pg->cr4, vmcs_readnat(VMCS_GUEST_RFLAGS));
 }
 
 int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)
@@ -29,12 +33,15 @@ int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)
 	return gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, gpa);
 }
 
-static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool write)
+/* fetch: an instruction fetch, not subject to SMAP. */
+static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool write, bool fetch)
 {
 	struct gpaging pg;
 	uint8_t *b = buf;
 
 	paging_now(&pg);
+	if (fetch)
+		pg.smap = false;
 	while (n) {
 		size_t chunk = MIN(n, (size_t)(PAGE_SIZE - (la & (PAGE_SIZE - 1))));
 		uint64_t gpa;
@@ -60,12 +67,12 @@ static size_t fetch_first_chunk(uint64_t la, size_t max)
 
 int guest_read_linear(struct vcpu *v, uint64_t la, void *buf, size_t n)
 {
-	return copy_linear(v, la, buf, n, false);
+	return copy_linear(v, la, buf, n, false, false);
 }
 
 int guest_write_linear(struct vcpu *v, uint64_t la, const void *buf, size_t n)
 {
-	return copy_linear(v, la, (void *)buf, n, true);
+	return copy_linear(v, la, (void *)buf, n, true, false);
 }
 
 int guest_fetch_insn(struct vcpu *v, uint64_t la, uint8_t *buf, size_t max)
@@ -76,11 +83,11 @@ int guest_fetch_insn(struct vcpu *v, uint64_t la, uint8_t *buf, size_t max)
 	 * maps or unmaps between the two reads changes how much is fetched,
 	 * never how much is written (issue 10: the retry used to read up to the
 	 * page end into a 15-byte buffer). */
-	int r = copy_linear(v, la, buf, first, false);
+	int r = copy_linear(v, la, buf, first, false, true);
 
 	if (r)
 		return r;
-	if (first < max && copy_linear(v, la + first, buf + first, max - first, false))
+	if (first < max && copy_linear(v, la + first, buf + first, max - first, false, true))
 		return (int)first;
 	return (int)max;
 }

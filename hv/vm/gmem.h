@@ -14,10 +14,18 @@ void *gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len);
 struct gpaging {
 	uint64_t cr0, cr3, cr4, efer;
 	bool user;                 /* the access is made for CPL 3 (checks U/S) */
+	bool smap;                 /* a supervisor data access under SMAP: CR4.SMAP
+				    * and RFLAGS.AC clear (SDM vol. 3 §5.6.1) */
 };
+#define X86_CR4_SMAP (1ull << 21)
+/* pg->smap for a CPL<3 data access with this CR4 and RFLAGS (AC = bit 18). */
+static inline bool gpaging_smap(uint64_t cr4, uint64_t rflags)
+{
+	return (cr4 & X86_CR4_SMAP) && !(rflags & (1ull << 18));
+}
 /* Translate a linear address; returns 0, -EFAULT (not present, a table
- * outside RAM, not canonical) or -EACCES (U/S or R/W forbid the access; write
- * = the access is a write). Pure given the RAM block: unit-testable. */
+ * outside RAM, not canonical) or -EACCES (U/S, R/W or SMAP forbid the access;
+ * write = the access is a write). Pure given the RAM block: unit-testable. */
 int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint64_t la,
 	  bool write, uint64_t *gpa);
 

@@ -104,5 +104,10 @@ int gwalk(const struct gpaging *pg, const uint8_t *ram, uint64_t ram_size, uint6
 		return -EACCES;
 	if (write && (pg->user || (pg->cr0 & X_CR0_WP)) && !(acc & PG_W))
 		return -EACCES;
+	/* SMAP (§5.6.1): a supervisor data access to a user page with
+	 * CR4.SMAP set and RFLAGS.AC clear faults (REP INS/OUTS, MOVS on
+	 * MMIO, hypercall buffers of a CPL-0 caller). */
+	if (pg->smap && !pg->user && (acc & PG_U))
+		return -EACCES;
 	return 0;
 }

@@ -98,11 +98,10 @@ static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 		return false;
 	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
 	/* Blocking by MOV SS is handled like blocking by STI: it ends after one
-	 * guest instruction, at the latest at the next exit. Bochs takes the
-	 * NMI-window exit inside a MOV SS shadow (the SDM says it waits), and
-	 * inject_nmi() refuses there: with the window armed, hostile seed 1
-	 * (apicv=on, d0b3406) spun through 2.7 million NMI-window exits with
-	 * the shadow never ending. */
+	 * guest instruction, at the latest at the next exit. (80c978d did this
+	 * for the hostile guest's millions of NMI-window exits; their cause
+	 * was the guest's own PIT-as-NMI storm, docs/interrupts.md, so this is
+	 * caution, not a known Bochs behaviour.) */
 	sti = pending && (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS)) &&
 	      !(intr & INTERRUPTIBILITY_NMI);
 	if (v->nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
@@ -173,15 +172,16 @@ static int pending_vector(struct vcpu *v, bool vid)
  * take one, else ask for an interrupt-window exit (SDM §26.6.5). APIC
  * virtualization state (RVI/SVI, TPR threshold) is refreshed first.
  * Returns whether virtual-interrupt delivery is on for this entry. */
-static bool inject_events(struct vcpu *v, bool after_exit)
+static bool inject_events(struct vcpu *v)
 {
 	__typeof__(v->pending_exc) *e = &v->pending_exc;
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vid = apicv_entry(v);
 	uint32_t intr, info;
-	bool nmi_sti;
+	bool nmi_sti, after_exit = v->exit_unconsumed;
 	int vec;
 
+	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
 		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
 			set_intr_window(true);
@@ -284,6 +284,7 @@ static bool handle_start_signals(struct vcpu *v)
 		return false;
 	WRITE_ONCE(v->sipi_vector, -1);
 	vmcs_guest_sipi((uint8_t)sipi);
+	v->exit_unconsumed = false;   /* an event interrupted before INIT is gone */
 	memset(&v->regs, 0, sizeof(v->regs));
 	WRITE_ONCE(v->state, VCPU_RUNNABLE);
 	return true;
@@ -345,7 +346,7 @@ void vcpu_put(struct vcpu *v)
 enum vcpu_run_end vcpu_run(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	bool after_exit = false;
+	bool looped = false;   /* at least one exit handled in this call */
 
 	if (vcpu_load(v)) {
 		vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmcs-load-failed");
@@ -368,7 +369,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		now = time_now();
 		/* vm_cpu_loop() polled just before it chose v (issue 19: the
 		 * second poll cost every wake-up ~180 cycles for nothing). */
-		if (after_exit)
+		if (looped)
 			sched_glue_poll(cpu, now);
 		BSTAMP_HERE(BS_T_GPOLL);
 		if (sched_glue_need_resched(cpu)) {
@@ -400,7 +401,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		BSTAMP_HERE(BS_T_DEVS);
 		WRITE_ONCE(v->kicked, false);
 		sched_glue_deliver_pending(v);
-		kvm_pv_eoi_before_entry(v, inject_events(v, after_exit));
+		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
 		fpu_switch_to(v);
 		arm_preemption_timer(v, now);
@@ -424,7 +425,12 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		}
 		v->launched = true;
-		after_exit = true;
+		/* Kept in the vCPU, not the loop: an exit during event delivery
+		 * (a host interrupt, say) followed by preemption at the loop top
+		 * must still have its event re-injected at the next entry, in a
+		 * later vcpu_run() (SDM §28.2.4, §27.6.1). */
+		v->exit_unconsumed = true;
+		looped = true;
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {

@@ -51,6 +51,7 @@ struct vcpu {
 	stime_t halt_since;                /* when the current halt began, 0 = not halted */
 	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
+	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	const volatile bool *resched;      /* need_resched of the pCPU running v (vcpu_run) */
 	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_glue.h) */

@@ -95,6 +95,9 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 		.user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3,
 	};
 
+	pg.smap = !pg.user && (pg.cr4 & X86_CR4_SMAP) &&
+		  gpaging_smap(pg.cr4, vmcs_readnat(VMCS_GUEST_RFLAGS));
+
 	for (unsigned i = 0; i < size; i++) {
 		uint64_t a = lm ? la + i : (la + i) & 0xffffffffull, gpa, val = b[i];
 		uint8_t *h;

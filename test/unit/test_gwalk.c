@@ -83,6 +83,20 @@ START_TEST(test_rights)
 	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), -13);    /* read-only */
 	pg.cr0 &= ~(1u << 16);                     /* user writes obey R/W without WP too */
 	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x3000, true, &gpa), -13);
+	/* SMAP (SDM vol. 3 5.6.1): a supervisor data access to a user page
+	 * faults, read or write, WP or not; supervisor pages are untouched */
+	pg.user = false;
+	pg.smap = true;
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, false, &gpa), -13);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, true, &gpa), -13);
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x200123, false, &gpa), -13);  /* 2 MiB user page */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x2000, true, &gpa), 0);
+	pg.user = true;                            /* CPL 3 is not subject to SMAP */
+	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, true, &gpa), 0);
+	pg.smap = false;
+	ck_assert(gpaging_smap(1u << 21, 0));
+	ck_assert(!gpaging_smap(1u << 21, 1u << 18));   /* RFLAGS.AC: STAC */
+	ck_assert(!gpaging_smap(0, 0));
 	/* a supervisor upper level hides a user PTE */
 	put64(0x12000 + 0 * 8, 0x13000 | 3);
 	ck_assert_int_eq(gwalk(&pg, ram, RAM, 0x1000, false, &gpa), -13);
