@@ -94,6 +94,9 @@ def main():
         rc, text = hvrun(argv, log, a.timeout)
         ev = sa_events(log) if text else []
     res = result_lines(text, "irs", "irsprobe")
+    for r in res:   # the latency line of the same phase
+        r.update(next((x for x in result_lines(text, "irs", "irslat")
+                       if x.get("mode") == r.get("mode")), {}))
     print(f"irstest: hvrun exit {rc}")
     for r in res:
         print("irstest: guest " + " ".join(f"{k}={v}" for k, v in r.items()))
