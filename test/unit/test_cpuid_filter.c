@@ -5,6 +5,7 @@
 #include <string.h>
 #include "vmx/cpuid_filter.h"
 #include "abi.h"
+#include "sched/platform.h"
 
 static struct cpuid_policy P;
 static struct cpuid_vcpu V;
@@ -150,18 +151,39 @@ START_TEST(test_leaf4_sharing)
 }
 END_TEST
 
+/* No L3 on the host: L2 is the LLC and is shared by all vCPUs, L1 is not. */
+START_TEST(test_leaf4_llc_l2)
+{
+	cpuid_policy_init(&P, 3, 0x16);
+	P.llc_level = 2;
+	struct cpuid_regs l1 = run(4, 0, (struct cpuid_regs){ 0xfc004121, 1, 2, 3 });
+	struct cpuid_regs l2 = run(4, 2, (struct cpuid_regs){ 0xfc004143, 1, 2, 3 });
+
+	ck_assert_uint_eq(l1.eax >> 26, 3);                 /* 2 bits of cores */
+	ck_assert_uint_eq((l1.eax >> 14) & 0xfff, 0);
+	ck_assert_uint_eq((l2.eax >> 14) & 0xfff, 3);       /* 4 threads >= 3 vCPUs */
+	ck_assert_uint_eq((l2.eax >> 5) & 7, 2);
+}
+END_TEST
+
 START_TEST(test_hv_leaves_plain)
 {
 	struct cpuid_regs r = run(0x40000000, 0, ALL);
 
-	ck_assert_uint_eq(r.eax, 0x40000000);
+	ck_assert_uint_eq(r.eax, 0x40000001);               /* BASE + 1 */
 	ck_assert_uint_eq(r.ebx, HV_CPUID_SIG_EBX);
 	ck_assert_uint_eq(r.ecx, HV_CPUID_SIG_ECX);
 	ck_assert_uint_eq(r.edx, HV_CPUID_SIG_EDX);
 	char sig[13] = { 0 };
 	memcpy(sig, &r.ebx, 4); memcpy(sig + 4, &r.ecx, 4); memcpy(sig + 8, &r.edx, 4);
 	ck_assert_str_eq(sig, "HVResearch");
-	r = run(0x40000001, 0, ALL);
+	r = run(0x40000001, 0, ALL);                        /* PV ABI v1 leaf */
+	ck_assert_uint_eq(r.eax, HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON);
+	ck_assert_uint_eq(r.ebx, 1);
+	ck_assert_uint_eq(r.ecx, 64);
+	ck_assert_uint_eq(r.edx, 0);
+	ck_assert_uint_eq(r.ecx, sizeof(struct sched_shared_page));
+	r = run(0x40000002, 0, ALL);
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
 	r = run(0x40000100, 0, ALL);
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
@@ -183,7 +205,14 @@ START_TEST(test_hv_leaves_kvm)
 	ck_assert_uint_eq(r.ebx | r.ecx | r.edx, 0);
 	r = run(0x40000100, 0, ALL);
 	ck_assert_uint_eq(r.ebx, HV_CPUID_SIG_EBX);
-	ck_assert_uint_eq(r.eax, 0x40000100);
+	ck_assert_uint_eq(r.eax, 0x40000101);               /* BASE + 1 */
+	r = run(0x40000101, 0, ALL);
+	ck_assert_uint_eq(r.eax, HV_PV_F_ALL);
+	ck_assert_uint_eq(r.ebx, HV_PV_ABI_VERSION);
+	ck_assert_uint_eq(r.ecx, 64);
+	ck_assert_uint_eq(r.edx, 0);
+	r = run(0x40000102, 0, ALL);
+	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
 }
 END_TEST
 
@@ -325,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, test_leaf7_and_6);
 	tcase_add_test(tc, test_leaf_b_topology);
 	tcase_add_test(tc, test_leaf4_sharing);
+	tcase_add_test(tc, test_leaf4_llc_l2);
 	tcase_add_test(tc, test_hv_leaves_plain);
 	tcase_add_test(tc, test_hv_leaves_kvm);
 	tcase_add_test(tc, test_range_and_ext);
