@@ -80,7 +80,7 @@ def main():
     runs = f"hv.run=irsprobe,pinned,{a.ms} hv.run=irsprobe,spin,{a.ms}"
     vm0 = (f'kind=linux vcpus={n} mem=128M name=irs pcpus={pc} sa=on '
            f'cmdline="{BASE} {runs}"')
-    hog_ms = 2 * a.ms + 4000
+    hog_ms = 2 * a.ms + 2500
     vm1 = (f'kind=linux vcpus=1 mem=64M name=hog pcpus={n - 1} '
            f'cmdline="{BASE} hv.run=hog,{hog_ms}"')
     hvcmd = f"sched_sa_limit_us={a.grace_us} {a.cmdline}".strip()
