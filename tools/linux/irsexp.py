@@ -8,6 +8,8 @@ One guest kernel, three arms:
   vanilla  kvm=off, sa=off      no steal time, no PV preempted flag
   pv       kvm=on,  sa=off, irs=off   stock 6.1 PV (steal time, vcpu_is_preempted)
   irs      kvm=on,  sa=on       the IRS patches (guest-shim/linux/patches/01xx)
+  irs0     as irs with irs_margin=0 (Alg. 2's least-loaded target without the
+           steal filter; not in the default --arms)
 Reports each barrier's elapsed time per arm, IRS's gain over both baselines,
 and the IRS guest's /proc/irs (upcalls, migrations, upcall-to-ack latency in
 guest time). Writes a markdown table to OUT/exp-irs.md.
@@ -28,7 +30,9 @@ BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt
 # 32 s at /init): tsc_early_khz gives it the emulated TSC rate (--ips / 1000).
 ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
         "pv": ("kvm=on sa=off", "irs=off"),
-        "irs": ("kvm=on sa=on", "")}
+        "irs": ("kvm=on sa=on", ""),
+        # Alg. 2 as published: any busy least-loaded target (irs_margin=0)
+        "irs0": ("kvm=on sa=on", "irs_margin=0")}
 MODES = ("futex", "spin")
 
 
@@ -111,28 +115,30 @@ def main():
                 print(f"exp-irs: {inter}-inter {arm} rep {rep}: rc {o['rc']}, "
                       + ", ".join(f"{m} {fmt_ms(o.get(m))} ms" for m in MODES)
                       + (f", upcalls {o['irs'].get('upcalls')} migrations "
-                         f"{o['irs'].get('migrations')}" if arm == "irs" else "")
+                         f"{o['irs'].get('migrations')}" if arm.startswith("irs") else "")
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
 
     def med(inter, arm, m):
         v = [o[m] for o in res.get((inter, arm), []) if m in o]
         return statistics.median(v) if v else None
 
-    lines = ["| inter. | barrier | vanilla ms | PV ms | IRS ms | IRS vs vanilla | IRS vs PV |",
-             "|---|---|---|---|---|---|---|"]
+    irs_arms = [x for x in arms if x.startswith("irs")]
+    lines = ["| inter. | barrier | arm | vanilla ms | PV ms | IRS ms | IRS vs vanilla | IRS vs PV |",
+             "|---|---|---|---|---|---|---|---|"]
     for inter in inters:
         for m in MODES:
-            v, p, i = (med(inter, x, m) for x in ("vanilla", "pv", "irs"))
-            lines.append(f"| {inter} | {m} | {fmt_ms(v)} | {fmt_ms(p)} | {fmt_ms(i)} | "
-                         f"{gain(v, i)} | {gain(p, i)} |")
-    lines += ["", "| inter. | upcalls | ack yield | ack block | migrations (to idle / least) | "
+            for ia in irs_arms:
+                v, p, i = (med(inter, x, m) for x in ("vanilla", "pv", ia))
+                lines.append(f"| {inter} | {m} | {ia} | {fmt_ms(v)} | {fmt_ms(p)} | {fmt_ms(i)} | "
+                             f"{gain(v, i)} | {gain(p, i)} |")
+    lines += ["", "| inter. | arm | upcalls | ack yield | ack block | migrations (to idle / least) | "
               "failed target | wake preempt | upcall-to-ack mean us | max us | histogram |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for inter in inters:
-        for o in res.get((inter, "irs"), []):
+        for o, ia in ((o, ia) for ia in irs_arms for o in res.get((inter, ia), [])):
             s = o["irs"]
             n = s.get("lat_n", 0)
-            lines.append(f"| {inter} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
+            lines.append(f"| {inter} | {ia} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
                          f"{s.get('ack_block', '-')} | {s.get('migrations', '-')} "
                          f"({s.get('to_idle', '-')} / {s.get('to_least', '-')}) | "
                          f"{s.get('failed_target', '-')} | {s.get('wake_preempt', '-')} | "
