@@ -3,7 +3,8 @@
 # test and the three-arm experiment (docs/sched.md "IRS").
 #   make test-linux-irs   a 2-vCPU sa=on VM beside a hog: pinned task -> ack
 #                         yield at once, unpinned spinner migrates within the
-#                         grace period (tools/linux/irstest.py)
+#                         grace period (tools/linux/irstest.py); then the same
+#                         with irs=off: no upcall at all (about 2 x 2 min)
 #   make exp-irs          vanilla / PV / IRS with bartest futex+spin beside
 #                         1, 2, 4 hog vCPUs on 4 Bochs pCPUs (tools/linux/irsexp.py)
 $(BUILD)/linux/initramfs.cpio: $(BUILD)/linux/bin/irsprobe
@@ -13,6 +14,7 @@ IRS_EXP_ARGS ?=
 
 test-linux-irs: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) tools/linux/irstest.py --hv $(BUILD)/hv.elf
+	@$(PYTHON) tools/linux/irstest.py --hv $(BUILD)/hv.elf --irs-off
 
 # An explicit rule: wins over mk/experiments.mk's exp-% pattern.
 exp-irs: linux-guest $(BUILD)/hv.elf

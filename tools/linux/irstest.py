@@ -62,6 +62,18 @@ def hvrun(argv, log, timeout):
     return r.returncode, (log.read_text(errors="replace") if log.exists() else "")
 
 
+def irs_off_checks(a, rc, res, ev):
+    """irs=off: the guest registers no vector, so the hypervisor (sa=on) sends nothing."""
+    g = sum(int(r.get("upcalls", 0)) + int(r.get("migrations", 0)) for r in res)
+    h = sum(total(e, "SA_UPCALL") for e in ev)
+    ok = rc == 0 and len(res) == 2 and all(r.get("ok") == "1" for r in res) and g == 0 and \
+        h == 0 and len(ev) >= 2
+    print(f"irstest: irs=off: hvrun {rc}, guest upcalls+migrations {g}, hypervisor SA_UPCALL {h} "
+          f"in {len(ev)} windows")
+    print(f"TEST linux-irs-off {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hv", default="build/hv.elf")
@@ -73,13 +85,15 @@ def main():
     ap.add_argument("--cmdline", default="", help="more hypervisor command line")
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--keep", help="serial log path to keep")
+    ap.add_argument("--irs-off", action="store_true",
+                    help="boot the guest with irs=off: no upcall may reach it (sa=on all the same)")
     a = ap.parse_args()
 
     n = a.vcpus
     pc = ",".join(str(i) for i in range(n))
     runs = f"hv.run=irsprobe,pinned,{a.ms} hv.run=irsprobe,spin,{a.ms}"
     vm0 = (f'kind=linux vcpus={n} mem=128M name=irs pcpus={pc} sa=on '
-           f'cmdline="{BASE} {runs}"')
+           f'cmdline="{BASE}{" irs=off" if a.irs_off else ""} {runs}"')
     hog_ms = 2 * a.ms + 2500
     vm1 = (f'kind=linux vcpus=1 mem=64M name=hog pcpus={n - 1} '
            f'cmdline="{BASE} hv.run=hog,{hog_ms}"')
@@ -111,6 +125,8 @@ def main():
         print(f"irstest: {name}: {why}")
         print(f"TEST linux-irs-{name} {'PASS' if ok else 'FAIL'}")
 
+    if a.irs_off:
+        return irs_off_checks(a, rc, res, ev)
     pin = next((r for r in res if r.get("mode") == "pinned"), None)
     spin = next((r for r in res if r.get("mode") == "spin"), None)
     g = lambda r, k: int(r.get(k, 0)) if r else 0  # noqa: E731
