@@ -10,6 +10,32 @@
 #define HV_CPUID_SIG_EDX 0x00006863u /* "ch\0\0" */
 
 /*
+ * Paravirtual ABI v1 (docs/pv-abi.md). BASE is the leaf with our signature
+ * (0x40000000, or 0x40000100 behind KVM's); BASE.EAX = BASE + 1, and leaf
+ * BASE + 1 returns EAX = HV_PV_F_* features, EBX = HV_PV_ABI_VERSION,
+ * ECX = sizeof(struct sched_shared_page) (64), EDX = 0.
+ */
+#define HV_PV_ABI_VERSION     1u
+#define HV_PV_SHARED_PAGE_SIZE 64u
+#define HV_PV_F_SHARED_PAGE   (1u << 0) /* per-vCPU shared page (HC_SCHED_SHARED_PAGE) */
+#define HV_PV_F_SA            (1u << 1) /* SA upcall, ack with op and seq (seed 000) */
+#define HV_PV_F_BALLOON       (1u << 2) /* sleep cancel-if-pending + timeout, balloon mode (seed 004) */
+#define HV_PV_F_ALL           (HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON)
+
+/* HC_SCHED_SA_ACK rbx: what the guest did about the upcall (seed 000 Alg. 1). */
+#define HV_SA_ACK_YIELD       0u  /* deschedule now, stay runnable */
+#define HV_SA_ACK_BLOCK       1u  /* block as on HLT unless an interrupt is pending */
+
+/* Shared page `reasons` bits: set (locked OR) before the upcall vector is
+ * injected; the guest takes them with xchg(&reasons, 0). */
+#define HV_UPCALL_SA           (1u << 0)
+#define HV_UPCALL_BALLOON_MODE (1u << 1)
+
+/* Shared page `balloon_mode` (seed 004 §4.3). */
+#define HV_BALLOON_WC         0u  /* work-conserving: run freely */
+#define HV_BALLOON_NWC        1u  /* non-work-conserving: balloon should sleep */
+
+/*
  * Hypercalls: VMCALL with RAX = number, arguments in RBX, RCX, RDX, RSI
  * (KVM's convention), result in RAX (negative errno on failure).
  * Numbers below 0x100 are KVM's (KVM_HC_*) and are handled as KVM does.
@@ -23,9 +49,9 @@
 /* Scheduler (hv/sched): 0x10-0x2f */
 #define HC_SCHED_YIELD       (HC_BASE + 0x10) /* rbx=target vcpu or -1 */
 #define HC_SCHED_BLOCK       (HC_BASE + 0x11) /* block until an event */
-#define HC_SCHED_SA_ACK      (HC_BASE + 0x12) /* acknowledge an SA upcall (seed 000) */
-#define HC_SCHED_SA_REGISTER (HC_BASE + 0x13) /* rbx=upcall vector, rcx=shared page gpa */
-#define HC_SCHED_SLEEP       (HC_BASE + 0x14) /* balloon sleep (seed 004 SCHEDOP_sleep) */
+#define HC_SCHED_SA_ACK      (HC_BASE + 0x12) /* rbx=HV_SA_ACK_* op, rcx=sa_seq answered; -ESTALE if stale */
+#define HC_SCHED_SA_REGISTER (HC_BASE + 0x13) /* rbx=upcall vector (0 off), rcx=shared page gpa (0 keeps) */
+#define HC_SCHED_SLEEP       (HC_BASE + 0x14) /* CPL0; rbx=timeout ns (0 none); 1 if an irq was pending (seed 004) */
 #define HC_SCHED_GET_PARAM   (HC_BASE + 0x15) /* privileged: rbx=vm, rcx=param */
 #define HC_SCHED_SET_PARAM   (HC_BASE + 0x16) /* privileged: rbx=vm, rcx=param, rdx=value */
 #define HC_SCHED_SHARED_PAGE (HC_BASE + 0x17) /* rbx=gpa of per-vCPU shared page */

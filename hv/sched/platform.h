@@ -9,20 +9,31 @@
 struct sched_vcpu;
 
 /*
- * Per-vCPU page shared with the guest (registered by HC_SCHED_SHARED_PAGE).
- * The core keeps `preempted` and `steal_ns` current (KVM steal-time style);
- * the balloon (seed 004 §4.3) reads `balloon_mode`/`credit_left_ns`; the SA
- * receiver (seed 000 Alg. 1) reads `sa_pending`. Guest-visible: layout fixed.
+ * Per-vCPU page shared with the guest (registered by HC_SCHED_SHARED_PAGE or
+ * HC_SCHED_SA_REGISTER). Paravirtual ABI v1, docs/pv-abi.md: guest-visible,
+ * layout fixed, extended only into `reserved`. The core keeps `preempted` and
+ * `steal_ns` current (KVM steal-time style); the balloon (seed 004 §4.3) reads
+ * `balloon_mode`/`credit_left_ns`; the SA receiver (seed 000 Alg. 1) reads
+ * `sa_pending`/`sa_seq`. `reasons` is the only field the guest writes (it
+ * clears it with xchg); the hypervisor only ORs bits into it, atomically.
  */
 struct sched_shared_page {
-	uint32_t version;        /* bumped (odd while updating) around writes */
-	uint32_t preempted;      /* 1 while involuntarily off a pCPU */
-	uint32_t balloon_mode;   /* enum sched_balloon_mode */
-	uint32_t sa_pending;     /* an SA upcall awaits acknowledgement */
-	uint64_t steal_ns;       /* total RUNNABLE time */
-	int64_t  credit_left_ns; /* policy projection until the next refill */
+	uint32_t version;        /*  0: bumped (odd while updating) around writes */
+	uint32_t preempted;      /*  4: 1 while involuntarily off a pCPU */
+	uint32_t balloon_mode;   /*  8: HV_BALLOON_WC / HV_BALLOON_NWC */
+	uint32_t sa_pending;     /* 12: an SA upcall awaits acknowledgement */
+	uint64_t steal_ns;       /* 16: involuntary RUNNABLE time (never HLT or sleep) */
+	int64_t  credit_left_ns; /* 24: policy projection until the next refill */
+	uint32_t reasons;        /* 32: HV_UPCALL_* bits, hv ORs, guest xchg-clears */
+	uint32_t sa_seq;         /* 36: seq of the latest SA upcall (first 1) */
+	uint32_t abi_version;    /* 40: HV_PV_ABI_VERSION, written at registration */
+	uint32_t sa_grace_us;    /* 44: how long an ack is waited for (sched_sa_limit_us) */
+	uint64_t reserved[2];    /* 48: zero */
 };
-_Static_assert(sizeof(struct sched_shared_page) == 32, "guest ABI layout");
+_Static_assert(sizeof(struct sched_shared_page) == 64, "guest ABI layout");
+_Static_assert(__builtin_offsetof(struct sched_shared_page, steal_ns) == 16, "guest ABI layout");
+_Static_assert(__builtin_offsetof(struct sched_shared_page, reasons) == 32, "guest ABI layout");
+_Static_assert(__builtin_offsetof(struct sched_shared_page, sa_grace_us) == 44, "guest ABI layout");
 
 /*
  * Rules for implementations: every callback may be called with pCPU runqueue

@@ -153,6 +153,9 @@ void sched_lock_pair(struct sched_pcpu *a, struct sched_pcpu *b);
 void sched_unlock_pair(struct sched_pcpu *a, struct sched_pcpu *b);
 /* Shared page of v through the platform (NULL if none). */
 struct sched_shared_page *sched_vcpu_shared(struct sched_vcpu *v);
+/* Seqcount bracket for hypervisor writes to a shared page (version odd inside). */
+void sched_shared_begin(struct sched_shared_page *sp);
+void sched_shared_end(struct sched_shared_page *sp);
 void sched_vcpu_inject(struct sched_vcpu *v, uint8_t vector);
 /* Next value of p's xorshift PRNG. */
 uint64_t sched_cpu_random(struct sched_pcpu *p);

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "errno.h"
 #include "lib/string.h"
+#include "abi.h"
 
 HV_SECTION_BOUNDS(const struct sched_policy, sched);
 
@@ -79,6 +80,45 @@ struct sched_shared_page *sched_vcpu_shared(struct sched_vcpu *v)
 {
 	return sched_plat && sched_plat->shared_page ?
 		sched_plat->shared_page(sched_plat->ctx, v) : NULL;
+}
+
+/* Seqcount around hypervisor writes to the shared page (docs/pv-abi.md:
+ * `version` is odd while the page is being updated). */
+void sched_shared_begin(struct sched_shared_page *sp)
+{
+	WRITE_ONCE(sp->version, sp->version + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+void sched_shared_end(struct sched_shared_page *sp)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	WRITE_ONCE(sp->version, sp->version + 1);
+}
+
+/* A page was (re)registered: write every hypervisor-owned field of ABI v1
+ * (docs/pv-abi.md). `reasons` belongs to the guest between upcalls and is
+ * left alone. Takes v's runqueue lock. */
+void sched_shared_page_init(struct sched_vcpu *v, stime_t now)
+{
+	struct sched_pcpu *p = sched_vcpu_lock(v);
+	struct sched_shared_page *sp = sched_vcpu_shared(v);
+
+	if (sp) {
+		sched_shared_begin(sp);
+		sp->version |= 1;   /* a fresh page may start even */
+		sp->preempted = v->state == SCHED_RUNNABLE && (v->flags & SCHED_VF_PREEMPTED);
+		sp->balloon_mode = v->vm->balloon_mode;
+		sp->sa_pending = !!(v->flags & SCHED_VF_SA_PEND);
+		sp->steal_ns = (uint64_t)v->st.time[SCHED_RUNNABLE];
+		sp->credit_left_ns = v->vm->credit_left;
+		sp->sa_seq = v->sa_seq;
+		sp->abi_version = HV_PV_ABI_VERSION;
+		sp->sa_grace_us = (uint32_t)(sched_opts.sa_limit / 1000);
+		sp->reserved[0] = sp->reserved[1] = 0;
+		sched_shared_end(sp);
+	}
+	sched_vcpu_unlock(p);
 }
 
 void sched_vcpu_inject(struct sched_vcpu *v, uint8_t vector)

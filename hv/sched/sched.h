@@ -62,6 +62,10 @@ struct sched_vcpu_stats {
 	uint64_t nyield;               /* voluntary (yield/PLE) */
 	uint64_t nblock, nwake, nmigrate;
 	uint64_t nsa_upcall, nsa_timeout, ndelayed;
+	uint64_t nsa_ack_yield, nsa_ack_block; /* accepted SA acks by op */
+	uint64_t nsa_stale;            /* stale / duplicate SA acks, ignored */
+	uint64_t nsa_moot;             /* upcalls ended by block/yield without ack */
+	uint64_t nsleep, nsleep_cancel; /* balloon sleeps; returned at once (irq pending) */
 	uint64_t nple_directed;        /* PLE exits that ran a preempted sibling next */
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
@@ -80,6 +84,9 @@ struct sched_vcpu {
 	struct cpumask affinity;       /* hard affinity (pinning) */
 	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
 	stime_t  sa_deadline;
+	stime_t  sa_sent_at;           /* injection time of the pending SA upcall */
+	uint32_t sa_seq;               /* seq of the latest SA upcall (shared page sa_seq) */
+	stime_t  sleep_until;          /* balloon sleep timeout (STIME_MAX = none) */
 	/* Adaptive delayed preemption (seed 001 §5.1 eq. 1-2, preempt.c): the
 	 * delay this vCPU waits before preempting a running one when it wakes,
 	 * and its RUNNING / BLOCKED+RUNNABLE totals at the last update. */
@@ -111,6 +118,11 @@ struct sched_vm {
 	struct sched_vm_params params;
 	struct sched_vcpu *vcpus;      /* list through vm_next */
 	struct sched_vm *next;         /* global list */
+	/* Balloon (seed 004 §4.3, preempt.c sched_balloon_acct): the mode the
+	 * last accounting period decided and the policy's vm_budget then. */
+	uint8_t  balloon_mode;         /* enum sched_balloon_mode */
+	int64_t  credit_left;          /* ns; shared page credit_left_ns */
+	uint64_t nballoon_switch;      /* mode changes */
 	uint64_t priv[SCHED_VM_PRIV_WORDS];
 };
 
@@ -197,6 +209,9 @@ static inline bool sched_vcpu_waits_event(const struct sched_vcpu *v)
 /* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15). */
 int sched_sa_register(struct sched_vcpu *v, uint8_t vector);
 void sched_sa_ack(struct sched_vcpu *v, stime_t now);
+/* A shared page was registered for v: write the hypervisor's fields of PV
+ * ABI v1 (abi_version, sa_grace_us, current state). Takes v's lock. */
+void sched_shared_page_init(struct sched_vcpu *v, stime_t now);
 
 /* ---- pCPU entry points -------------------------------------------------- */
 /* Platform timer expired / kick IPI received on p. Return true when the

@@ -39,24 +39,28 @@ static int64_t hc_block(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, u
 }
 HCALL_REGISTER(HC_SCHED_BLOCK, hc_block);
 
+/* Register v's shared page (PV ABI v1, docs/pv-abi.md): 64-byte aligned,
+ * inside guest RAM; the scheduler then writes its fields. */
 static int64_t set_shared_page(struct vcpu *v, uint64_t gpa)
 {
 	if (gpa & 63 || !gpa_to_hva(v->vm, gpa, sizeof(struct sched_shared_page)))
 		return -EINVAL;
 	v->shared_gpa = gpa;
+	sched_shared_page_init(&v->sv, time_now());
 	return 0;
 }
 
-/* Seed 000 Alg. 1: the guest names the vector of its upcall handler and the
- * page where the hypervisor says an upcall is pending. */
+/* Seed 000 Alg. 1: the guest names the vector of its upcall handler (32..255;
+ * 0 disables) and the page where the hypervisor says an upcall is pending
+ * (gpa 0 keeps the page already registered). */
 static int64_t hc_sa_register(struct vcpu *v, uint64_t vector, uint64_t gpa, uint64_t a2,
 			      uint64_t a3)
 {
 	int64_t r;
 
-	if (vector < 32 || vector > 255)
+	if ((vector && vector < 32) || vector > 255)
 		return -EINVAL;
-	if ((r = set_shared_page(v, gpa)))
+	if (gpa && (r = set_shared_page(v, gpa)))
 		return r;
 	return sched_sa_register(&v->sv, (uint8_t)vector);
 }

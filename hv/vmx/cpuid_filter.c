@@ -64,6 +64,7 @@
 #define HV_LEAF_BASE      0x40000000u
 #define HV_LEAF_KVM_FEAT  0x40000001u
 #define HV_LEAF_OURS_ALT  0x40000100u
+#define HV_LEAF_FEAT_OFF  1u     /* BASE + 1: paravirtual ABI (hv/abi.h HV_PV_*) */
 #define HV_LEAF_END       0x4fffffffu
 
 /* Topology level types in leaf 0xB/0x1F ECX[15:8]. */
@@ -98,6 +99,7 @@ void cpuid_policy_init(struct cpuid_policy *p, unsigned nr_vcpus, uint32_t host_
 	memset(p, 0, sizeof(*p));
 	p->nr_vcpus = nr_vcpus ? nr_vcpus : 1;
 	p->host_max_basic = host_max_basic;
+	p->pv_features = HV_PV_F_ALL;
 }
 
 static void cpuid_leaf1(const struct cpuid_policy *p, const struct cpuid_vcpu *v,
@@ -283,16 +285,33 @@ static void cpuid_hv_sig(struct cpuid_regs *r, uint32_t max)
 	r->edx = HV_CPUID_SIG_EDX;
 }
 
+/* Our paravirtual ABI leaf BASE + 1 (docs/pv-abi.md "Discovery"). */
+static void cpuid_hv_feat(const struct cpuid_policy *p, struct cpuid_regs *r)
+{
+	r->eax = p->pv_features;
+	r->ebx = HV_PV_ABI_VERSION;
+	r->ecx = HV_PV_SHARED_PAGE_SIZE;
+	r->edx = 0;
+}
+
 /* Hypervisor range: ours alone, or KVM's ABI first with ours at 0x40000100
- * (Linux's kvm_cpuid_base() scans in steps of 0x100). */
+ * (Linux's kvm_cpuid_base() scans in steps of 0x100). Ours is BASE (the
+ * signature, EAX = BASE + 1) and BASE + 1 (features, cpuid_hv_feat). */
 static void cpuid_leaf_hv(const struct cpuid_policy *p, uint32_t leaf, struct cpuid_regs *r)
 {
+	uint32_t base = p->kvm_sig ? HV_LEAF_OURS_ALT : HV_LEAF_BASE;
+
 	cpuid_zero(r);
-	if (!p->kvm_sig) {
-		if (leaf == HV_LEAF_BASE)
-			cpuid_hv_sig(r, HV_LEAF_BASE);
+	if (leaf == base) {
+		cpuid_hv_sig(r, base + HV_LEAF_FEAT_OFF);
 		return;
 	}
+	if (leaf == base + HV_LEAF_FEAT_OFF) {
+		cpuid_hv_feat(p, r);
+		return;
+	}
+	if (!p->kvm_sig)
+		return;
 	if (leaf == HV_LEAF_BASE) {
 		r->eax = HV_LEAF_KVM_FEAT;
 		r->ebx = CPUID_KVM_SIG_EBX;
@@ -301,8 +320,6 @@ static void cpuid_leaf_hv(const struct cpuid_policy *p, uint32_t leaf, struct cp
 	} else if (leaf == HV_LEAF_KVM_FEAT) {
 		r->eax = p->kvm_features;
 		r->edx = p->kvm_hints;
-	} else if (leaf == HV_LEAF_OURS_ALT) {
-		cpuid_hv_sig(r, HV_LEAF_OURS_ALT);
 	}
 }
 

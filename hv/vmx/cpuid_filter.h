@@ -55,6 +55,7 @@ struct cpuid_policy {
 	uint32_t tsc_khz;
 	uint32_t lapic_hz;
 	bool rdrand;              /* show RDRAND/RDSEED (guest_rdrand=on; not repeatable) */
+	uint32_t pv_features;     /* our BASE+1 EAX: HV_PV_F_* (cpuid_policy_init: all) */
 };
 
 /* Guest state that some CPUID bits mirror (SDM vol. 2A CPUID: OSXSAVE, OSPKE, APIC). */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "vmx/cpuid_filter.h"
 #include "abi.h"
+#include "sched/platform.h"
 
 static struct cpuid_policy P;
 static struct cpuid_vcpu V;
@@ -154,14 +155,20 @@ START_TEST(test_hv_leaves_plain)
 {
 	struct cpuid_regs r = run(0x40000000, 0, ALL);
 
-	ck_assert_uint_eq(r.eax, 0x40000000);
+	ck_assert_uint_eq(r.eax, 0x40000001);               /* BASE + 1 */
 	ck_assert_uint_eq(r.ebx, HV_CPUID_SIG_EBX);
 	ck_assert_uint_eq(r.ecx, HV_CPUID_SIG_ECX);
 	ck_assert_uint_eq(r.edx, HV_CPUID_SIG_EDX);
 	char sig[13] = { 0 };
 	memcpy(sig, &r.ebx, 4); memcpy(sig + 4, &r.ecx, 4); memcpy(sig + 8, &r.edx, 4);
 	ck_assert_str_eq(sig, "HVResearch");
-	r = run(0x40000001, 0, ALL);
+	r = run(0x40000001, 0, ALL);                        /* PV ABI v1 leaf */
+	ck_assert_uint_eq(r.eax, HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON);
+	ck_assert_uint_eq(r.ebx, 1);
+	ck_assert_uint_eq(r.ecx, 64);
+	ck_assert_uint_eq(r.edx, 0);
+	ck_assert_uint_eq(r.ecx, sizeof(struct sched_shared_page));
+	r = run(0x40000002, 0, ALL);
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
 	r = run(0x40000100, 0, ALL);
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
@@ -183,7 +190,14 @@ START_TEST(test_hv_leaves_kvm)
 	ck_assert_uint_eq(r.ebx | r.ecx | r.edx, 0);
 	r = run(0x40000100, 0, ALL);
 	ck_assert_uint_eq(r.ebx, HV_CPUID_SIG_EBX);
-	ck_assert_uint_eq(r.eax, 0x40000100);
+	ck_assert_uint_eq(r.eax, 0x40000101);               /* BASE + 1 */
+	r = run(0x40000101, 0, ALL);
+	ck_assert_uint_eq(r.eax, HV_PV_F_ALL);
+	ck_assert_uint_eq(r.ebx, HV_PV_ABI_VERSION);
+	ck_assert_uint_eq(r.ecx, 64);
+	ck_assert_uint_eq(r.edx, 0);
+	r = run(0x40000102, 0, ALL);
+	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
 }
 END_TEST
 
