@@ -17,7 +17,8 @@ balloon slept in NWC and was woken (the I/O task's timer ends its sleeps),
 and the balloon arms' p99 is below the vanilla arm's.
 
   tools/linux/balloonexp.py [--arms a,b,...] [--period-us 2000] [--count 500]
-                            [--work-us 200] [--cap 50] [--check] [--keep DIR]
+                            [--work-us 200] [--cap 50] [--check] [--sleepy]
+                            [--keep DIR]
 """
 import argparse
 import re
@@ -64,7 +65,54 @@ def run_arm(arm, a, keep):
     ok = p.returncode == 0
     if not ok:
         print(p.stdout[-3000:], file=sys.stderr)
-    return ok, fields(text, "latprobe"), fields(text, "balloon"), text
+    lat = fields(text, "latprobe")
+    if lat:
+        lat.update(fields(text, "latprobe-io") or {})
+    return ok, lat, fields(text, "balloon"), text
+
+
+BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
+        "panic=-1 quiet")
+
+
+def sleepy(a, keep):
+    """Two VMs on one pCPU: vm0 (capped) runs the balloon with no sleep
+    timeout (xballoon.timeout_us=0) beside a hog and no I/O task for 2 s,
+    so only interrupts (its tick, the hog's preemption) end its sleeps; vm1
+    runs a hog for 1 s. Both must finish: a sleeping guest never stalls
+    another VM, and its own sleeps end."""
+    log = keep / "sleepy-serial.log"
+    vms = [f'kind=linux vcpus=1 mem=128M name=sleepy cap={a.cap} cmdline="{BASE} '
+           f'xballoon.timeout_us=0 hv.run=balloon,-b,-c,hog:0,-t,2"',
+           'kind=linux vcpus=1 mem=128M name=other cmdline="' + BASE + ' hv.run=hog,1000"']
+    argv = [sys.executable, str(ROOT / "tools/hvrun"), "--emu", "bochs", "--cpus", "1",
+            "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
+            "--serial-log", str(log), "--timeout", str(a.timeout),
+            "--workdir", str(keep / "hvrun-sleepy")]
+    for vm in vms:
+        argv += ["--vm", vm, "--image", a.kernel, "--initrd", a.initrd]
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    bal = re.search(r"^\[sleepy\] RESULT balloon (.*)$", text, re.M)
+    hog = re.search(r"^\[other\] RESULT hog (.*)$", text, re.M)
+    errs = []
+    if not bal:
+        errs.append("the sleeping VM did not finish")
+    else:
+        b = dict(kv.split("=", 1) for kv in bal[1].split())
+        print(f"sleepy: balloon {bal[1]}")
+        if b.get("on") != "1" or int(b.get("sleeps", 0)) == 0:
+            errs.append("the balloon did not sleep")
+    if not hog:
+        errs.append("the other VM's hog did not finish")
+    else:
+        print(f"sleepy: other VM hog {hog[1]}")
+    if errs:
+        print(p.stdout[-2000:], file=sys.stderr)
+    for e in errs:
+        print(f"balloonexp: sleepy: {e}")
+    print(f"TEST linux-balloon-sleepy {'FAIL' if errs else 'PASS'}")
+    return not errs
 
 
 def main():
@@ -82,6 +130,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--keep", help="keep serial logs here")
     ap.add_argument("--check", action="store_true", help="assert (the Bochs test)")
+    ap.add_argument("--sleepy", action="store_true",
+                    help="also the two-VM run: a balloon without sleep timeout beside another VM")
     a = ap.parse_args()
     arms = [x for x in a.arms.split(",") if x]
     for x in arms:
@@ -105,8 +155,8 @@ def main():
         b = bal or {}
         print(f"{arm:10} {int(lat['p50_ns']) / 1e3:8.1f} {int(lat['p99_ns']) / 1e3:9.1f} "
               f"{int(lat['max_ns']) / 1e3:9.1f} {lat.get('ops_per_s', '-'):>7} "
-              f"{lat.get('missed', '-'):>6} {b.get('compute_cpu_ms', '-'):>7} "
-              f"{b.get('sleeps', '-'):>7} {b.get('cancelled', '-'):>6} {b.get('upcalls', '-'):>7} "
+              f"{lat.get('missed', '-'):>6} {b.get('hog_ms', '-'):>7} "
+              f"{b.get('sleeps', '-'):>7} {b.get('cancel', '-'):>6} {b.get('upcalls', '-'):>7} "
               f"{b.get('sleep_ms', '-'):>8}", flush=True)
     if a.check:
         for arm in ("balloon-s", "balloon-d"):
@@ -129,7 +179,12 @@ def main():
     for e in errs:
         print(f"balloonexp: {e}")
     print(f"TEST linux-balloon {'FAIL' if errs else 'PASS'}")
-    return 1 if errs else 0
+    ok = not errs
+    if a.sleepy:
+        keep = keep_root / "sleepy"
+        keep.mkdir(parents=True, exist_ok=True)
+        ok = sleepy(a, keep) and ok
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
