@@ -20,4 +20,5 @@
 #define EOVERFLOW 75
 #define ENOTSUP 95
 #define ETIMEDOUT 110
+#define ESTALE  116
 #endif

@@ -31,6 +31,7 @@ int sched_init(const char *name)
 	memset(&sched_sys, 0, sizeof(sched_sys));
 	sched_sys.ops = ops;
 	sched_sys.next_acct = STIME_MAX;
+	sched_sys.next_balloon = STIME_MAX;
 	sched_sys.hooks = sched_hooks_default();
 	sched_dedicated_init();
 	pr_info("sched: policy '%s'\n", ops->name);
@@ -62,7 +63,7 @@ int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now)
 	p->online = true;
 	p->idle_since = now;
 	p->slice_end = p->hold_until = p->next_tick = p->timer_at = STIME_MAX;
-	p->dp_until = STIME_MAX;
+	p->dp_until = p->sleep_next = STIME_MAX;
 	p->rng = (sched_opts.seed ^ 0x9e3779b97f4a7c15ULL) * (id + 1) | 1;
 	spin_lock(&p->lock);
 	if (sched_sys.ops->pcpu_init)
@@ -143,10 +144,16 @@ static void sched_state_set(struct sched_pcpu *p, struct sched_vcpu *v, enum sch
 	v->state = (uint8_t)to;
 	v->state_since = now;
 	sched_trace_state(p, v, now);
+	/* Steal time (PV ABI v1 steal_ns, as KVM's): RUNNABLE only, i.e.
+	 * preemption, cap parking (credit keeps parked vCPUs RUNNABLE) and the
+	 * wait for a pCPU after a wake; never BLOCKED (HLT) or OFFLINE (balloon
+	 * sleep, pause). */
 	sp = sched_vcpu_shared(v);
 	if (sp) {
+		sched_shared_begin(sp);
 		sp->preempted = to == SCHED_RUNNABLE;
 		sp->steal_ns = (uint64_t)v->st.time[SCHED_RUNNABLE];
+		sched_shared_end(sp);
 	}
 }
 
@@ -173,6 +180,7 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 	cpumask_fill(&v->affinity, SCHED_MAX_PCPUS);
 	v->pcpu = sched_sys.master;
 	v->dp_delay = sched_opts.dp_delay;   /* adaptive DP starts from sched_dp_us */
+	v->sleep_until = STIME_MAX;
 	v->ple_window = (uint32_t)MIN(MAX(sched_opts.ple_window, sched_opts.ple_window_min),
 				      sched_opts.ple_window_max);
 	rc = sched_sys.ops->vcpu_insert(v);
@@ -317,6 +325,7 @@ void sched_vcpu_pause(struct sched_vcpu *v, stime_t now)
 	if (v->state != SCHED_OFFLINE) {
 		if (v->state != SCHED_BLOCKED)
 			sched_sys.ops->sleep(v, now);
+		sched_sa_cancel(p, v, false, now);
 		sched_state_set(p, v, SCHED_OFFLINE, now);
 		if (p->curr == v)
 			sched_cpu_resched(p->id);
@@ -332,10 +341,17 @@ static void sched_leave_cpu(struct sched_vcpu *v, enum sched_state to, enum vp_e
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 
 	if (v->state == SCHED_RUNNING && p->curr == v) {
+		/* Blocking or sleeping answers a pending SA upcall (PV ABI v1). */
+		sched_sa_cancel(p, v, true, now);
 		sched_sys.ops->sleep(v, now);
 		sched_state_set(p, v, to, now);
 		sched_trace_event(p->id, v, ev, now, 0);
 		p->need_resched = true;
+		if (to == SCHED_OFFLINE) {   /* balloon sleep: wake-on-event, timeout */
+			v->flags |= SCHED_VF_BALLOON;
+			v->st.nsleep++;
+			p->sleep_next = MIN(p->sleep_next, v->sleep_until);
+		}
 	}
 	spin_unlock(&p->lock);
 }
@@ -346,10 +362,25 @@ void sched_block(struct sched_vcpu *v, stime_t now)
 	sched_leave_cpu(v, SCHED_BLOCKED, VPE_BLOCK, now);
 }
 
-void sched_sleep(struct sched_vcpu *v, stime_t now)
+/* Seed 004 SCHEDOP_sleep with its cancel-if-pending (§5: "VM pause ... should
+ * be canceled if an I/O request is already pending"). The platform's check
+ * runs without locks, so it is made before the sleep and again after it: an
+ * interrupt that arrived between the first check and the BALLOON flag did not
+ * see a sleeper to wake; the second check wakes it (and reports a cancel). */
+int sched_sleep(struct sched_vcpu *v, stime_t timeout, stime_t now)
 {
+	if (sched_vcpu_irq_pending(v)) {
+		v->st.nsleep_cancel++;
+		sched_trace_event(v->pcpu, v, VPE_BALLOON_SLEEP, now, 1);
+		return 1;
+	}
+	v->sleep_until = timeout > 0 && timeout < STIME_MAX - now ? now + timeout : STIME_MAX;
 	sched_leave_cpu(v, SCHED_OFFLINE, VPE_BALLOON_SLEEP, now);
-	v->flags |= SCHED_VF_BALLOON;
+	if (sched_vcpu_irq_pending(v) && sched_wake(v, now)) {
+		v->st.nsleep_cancel++;
+		return 1;
+	}
+	return 0;
 }
 
 /* Any pCPU. Takes v's runqueue lock (and the target's, when moving it). */
@@ -369,6 +400,7 @@ bool sched_wake(struct sched_vcpu *v, stime_t now)
 	}
 	v->st.nwake++;
 	v->flags &= (uint8_t)~SCHED_VF_BALLOON;
+	v->sleep_until = STIME_MAX;
 	sched_trace_event(p->id, v, balloon ? VPE_BALLOON_WAKE : VPE_WAKE, now, 0);
 	if (p->curr == v) {
 		/* Woken between HLT and the switch away: it never left the pCPU. */
@@ -388,6 +420,9 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target, enum sche
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 
 	if (v->state == SCHED_RUNNING && p->curr == v) {
+		/* Yielding answers a pending SA upcall (PV ABI v1); an SA ack
+		 * cleared it already. */
+		sched_sa_cancel(p, v, true, now);
 		v->flags |= SCHED_VF_YIELD;
 		v->st.nyield++;
 		/* arg: the reason; bits 8+: directed-yield target's vCPU id + 1. */

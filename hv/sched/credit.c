@@ -25,6 +25,7 @@ struct csched_vcpu {
 	uint8_t queued;                   /* 1 runq, 2 parked list; pCPU lock */
 	uint8_t yield;                    /* pCPU lock */
 	uint8_t active;                   /* earning credit */
+	int64_t fair;                     /* credit given at the last refill (balloon budget) */
 };
 
 struct csched_pcpu {
@@ -562,8 +563,11 @@ static void csched_acct_vm(struct sched_vm *vm, uint64_t total, uint64_t wtotal)
 		struct csched_vcpu *cv = CV(v);
 		int64_t cr;
 
-		if (!READ_ONCE(cv->active))
+		if (!READ_ONCE(cv->active)) {
+			WRITE_ONCE(cv->fair, 0);
 			continue;
+		}
+		WRITE_ONCE(cv->fair, (int64_t)fair);
 		cr = __atomic_add_fetch(&cv->credit, (int64_t)fair, __ATOMIC_RELAXED);
 		if (cr < 0) {
 			cv->pri = CPRI_OVER;
@@ -616,15 +620,27 @@ bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t
 	return best->pri > pri || (now >= p->slice_end && best->pri >= pri);
 }
 
-/* Balloon (seed 004 §4.3): CPU the VM can still use before the refill
- * without going OVER or hitting its cap. */
+/*
+ * Balloon (seed 004 §4.3): CPU the VM can still use before the refill
+ * without going OVER or hitting its cap. A vCPU enters OVER when its credit
+ * is negative after a refill (csched_acct_vm; burning never changes the
+ * priority in between), so it may burn its credit plus the share the refill
+ * adds (taken as the last refill's; 0 for a vCPU not earning) first: with
+ * credit c and share f that is max(c + f, 0). A vCPU consuming exactly its
+ * share keeps c near 0 and still has f, i.e. a VM alone on its pCPUs is never
+ * short (the seed's "balloon effectively disabled"). Summed over the VM's
+ * vCPUs (one vCPU's surplus may cover another's need: an approximation, the
+ * shared page carries one figure per VM), then bounded by what the cap leaves
+ * in this period.
+ */
 stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
 {
 	stime_t left = 0;
 
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next)
-		left += MAX(__atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED), (int64_t)0);
+		left += MAX(__atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED) +
+			    READ_ONCE(CV(v)->fair), (int64_t)0);
 	spin_unlock(&sched_sys.vm_lock);
 	if (vm->params.cap)
 		left = MIN(left, READ_ONCE(CD(vm)->cap_left));

@@ -54,6 +54,11 @@ struct sched_platform {
 	void (*inject)(void *ctx, struct sched_vcpu *v, uint8_t vector);
 	/* The vCPU's shared page, or NULL if none registered. */
 	struct sched_shared_page *(*shared_page)(void *ctx, struct sched_vcpu *v);
+	/* Is an interrupt pending for the vCPU (its virtual LAPIC, an upcall
+	 * vector not yet delivered, an NMI)? For the balloon's cancel-if-pending
+	 * (seed 004 §5) and the SA block ack. Called WITHOUT runqueue locks (the
+	 * hypervisor takes its VM lock). NULL: never. */
+	bool (*irq_pending)(void *ctx, struct sched_vcpu *v);
 };
 
 #define STIME_MAX INT64_MAX

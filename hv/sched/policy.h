@@ -129,6 +129,7 @@ struct sched_sys {
 	stime_t tick_ns;            /* ops->tick period (0 = none) */
 	stime_t acct_ns;            /* ops->acct period (0 = none) */
 	stime_t next_acct;
+	stime_t next_balloon;       /* balloon mode re-check (master pCPU timer) */
 	spinlock_t vm_lock;
 	struct sched_vm *vms;
 };
@@ -165,6 +166,18 @@ const struct sched_policy *sched_policy_find(const char *name);
 void sched_policy_list(void);
 int sched_policy_check(const struct sched_policy *ops);
 stime_t sched_preempt_hold(struct sched_pcpu *p, struct sched_vcpu *prev, bool hard, stime_t now);
+/* SA upcall bookkeeping (preempt.c), locked(v's pCPU): drop a pending
+ * upcall; `moot` = because v blocked/yielded/slept (counted, no timeout). */
+void sched_sa_cancel(struct sched_pcpu *p, struct sched_vcpu *v, bool moot, stime_t now);
+/* The SA hard limit of p's running vCPU expired: count it, drop it. locked(p). */
+void sched_sa_timeout(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
+/* Balloon (seed 004 §4.3, preempt.c): decide every VM's mode from the
+ * policy's vm_budget, write the shared pages, raise mode upcalls. No lock.
+ * Returns when it must run again (STIME_MAX = at the next accounting). */
+stime_t sched_balloon_update(stime_t now);
+/* Wake balloon sleepers whose timeout passed; returns the next timeout. No lock. */
+stime_t sched_sleep_expire(stime_t now);
+bool sched_vcpu_irq_pending(struct sched_vcpu *v);
 /* Adaptive DP, eq. 1-2 (preempt.c): the new delay from one period's figures. */
 stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t_fair,
 			stime_t lo, stime_t hi);

@@ -5,6 +5,7 @@
 #include "sched/policy.h"
 #include "log.h"
 #include "errno.h"
+#include "abi.h"
 
 void sched_hooks_set(const struct sched_hooks *h)
 {
@@ -151,8 +152,47 @@ const struct sched_hooks *sched_hooks_default(void)
 	return NULL;
 }
 
+/* ---- SA upcall (seed 000 Alg. 1; PV ABI v1, docs/pv-abi.md) ------------- */
+
+/* OR upcall reasons into v's page before its vector is injected (the guest
+ * takes them with xchg, so a bit set here is never lost). */
+static void sched_upcall_reason(struct sched_shared_page *sp, uint32_t bit)
+{
+	__atomic_fetch_or(&sp->reasons, bit, __ATOMIC_SEQ_CST);
+}
+
+/* Drop v's pending upcall and tell the guest. locked(v's pCPU). */
+static void sched_sa_clear(struct sched_vcpu *v)
+{
+	struct sched_shared_page *sp = sched_vcpu_shared(v);
+
+	v->flags &= (uint8_t)~SCHED_VF_SA_PEND;
+	if (sp) {
+		sched_shared_begin(sp);
+		sp->sa_pending = 0;
+		sched_shared_end(sp);
+	}
+}
+
+void sched_sa_cancel(struct sched_pcpu *p, struct sched_vcpu *v, bool moot, stime_t now)
+{
+	if (!(v->flags & SCHED_VF_SA_PEND))
+		return;
+	sched_sa_clear(v);
+	if (moot)
+		v->st.nsa_moot++;
+}
+
+void sched_sa_timeout(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
+{
+	v->st.nsa_timeout++;
+	sched_trace_event(p->id, v, VPE_SA_TIMEOUT, now, v->sa_seq);
+	sched_sa_clear(v);
+}
+
 /* SA sender (seed 000 Alg. 1 lines 4-7): notify a runnable vCPU once, let it
- * run until it acknowledges (block/yield) or sa_limit passes. locked(p). */
+ * run until it acknowledges (block/yield) or sa_limit passes. locked(p).
+ * Order (PV ABI v1): sa_seq++, sa_pending = 1, reasons |= SA, inject. */
 static stime_t sched_sa_send(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
 {
 	struct sched_shared_page *sp;
@@ -163,12 +203,19 @@ static stime_t sched_sa_send(struct sched_pcpu *p, struct sched_vcpu *v, stime_t
 		return 0;
 	v->flags |= SCHED_VF_SA_PEND;
 	v->sa_deadline = now + sched_opts.sa_limit;
+	v->sa_sent_at = now;
+	v->sa_seq++;
 	v->st.nsa_upcall++;
 	sp = sched_vcpu_shared(v);
-	if (sp)
+	if (sp) {
+		sched_shared_begin(sp);
+		sp->sa_seq = v->sa_seq;
 		sp->sa_pending = 1;
+		sched_shared_end(sp);
+		sched_upcall_reason(sp, HV_UPCALL_SA);
+	}
 	sched_vcpu_inject(v, v->sa_vector);
-	sched_trace_event(p->id, v, VPE_SA_UPCALL, now, 0);
+	sched_trace_event(p->id, v, VPE_SA_UPCALL, now, v->sa_seq);
 	return v->sa_deadline;
 }
 
@@ -243,24 +290,168 @@ int sched_sa_register(struct sched_vcpu *v, uint8_t vector)
 	return 0;
 }
 
-/* HC_SCHED_SA_ACK (seed 000 Alg. 1 line 15): clears the pending flag; the
- * block or yield that follows performs the deschedule. On v's pCPU. */
-void sched_sa_ack(struct sched_vcpu *v, stime_t now)
+/* HC_SCHED_SA_ACK (seed 000 Alg. 1 line 15: the receiver answers with
+ * SCHEDOP_block or SCHEDOP_yield). The ack names the upcall it answers by
+ * seq; anything but the pending one is stale and changes nothing. vProfile:
+ * VPE_SA_ACK arg = op << 56 | ns since injection; VPE_SA_STALE arg = seq. */
+int sched_sa_ack(struct sched_vcpu *v, unsigned op, uint32_t seq, stime_t now)
 {
-	struct sched_pcpu *p = sched_vcpu_lock(v);
-	struct sched_shared_page *sp;
+	struct sched_pcpu *p;
+	stime_t lat;
 
-	if (v->flags & SCHED_VF_SA_PEND) {
-		v->flags &= (uint8_t)~SCHED_VF_SA_PEND;
-		sp = sched_vcpu_shared(v);
-		if (sp)
-			sp->sa_pending = 0;
-		sched_trace_event(p->id, v, VPE_SA_ACK, now, 0);
-		if (p->curr == v) {
-			p->hold_until = p->dp_until = STIME_MAX;
-			p->force_preempt = true;
-			p->need_resched = true;
+	if (op != HV_SA_ACK_YIELD && op != HV_SA_ACK_BLOCK)
+		return -EINVAL;
+	p = sched_vcpu_lock(v);
+	if (!(v->flags & SCHED_VF_SA_PEND) || seq != v->sa_seq) {
+		v->st.nsa_stale++;
+		sched_trace_event(p->id, v, VPE_SA_STALE, now, seq);
+		sched_vcpu_unlock(p);
+		return -ESTALE;
+	}
+	lat = MAX(now - v->sa_sent_at, (stime_t)0);
+	sched_sa_clear(v);
+	if (op == HV_SA_ACK_BLOCK)
+		v->st.nsa_ack_block++;
+	else
+		v->st.nsa_ack_yield++;
+	sched_trace_event(p->id, v, VPE_SA_ACK, now,
+			  (uint64_t)op << 56 | ((uint64_t)lat & ((1ull << 56) - 1)));
+	sched_vcpu_unlock(p);
+	/* Block: as HLT, which the platform performs (it owns the halted state
+	 * and the wake-up), unless an interrupt is already pending. */
+	if (op == HV_SA_ACK_BLOCK && !sched_vcpu_irq_pending(v))
+		return 1;
+	sched_vcpu_yield(v, NULL, SCHED_YIELD_SA, now);
+	return 0;
+}
+
+/* ---- balloon (seed 004 §4.3 semi-work-conserving mode) -------------------- */
+
+#define SCHED_BALLOON_MAX_VMS   64
+#define SCHED_BALLOON_MAX_VCPUS 64
+
+/*
+ * One VM's mode for the rest of the period. Seed 004 §4.3: NWC at the start
+ * of the period; WC "once the hypervisor finds that the maximum amount of
+ * credits can be debited from the VM until the next credit refill will not
+ * cause either a VM suspension due to capping or an entry to the OVER state".
+ * The most it can be debited is every non-paused vCPU running flat out until
+ * the refill, n x (refill - now), with n at most the pCPUs its vCPUs may use. So WC iff budget >= n x (refill - now),
+ * else NWC; an NWC VM is checked again at refill - budget / n, the earliest
+ * time the inequality can hold (its budget only shrinks meanwhile, so the
+ * check may find it NWC again and pick a later time). Returns that time, or
+ * STIME_MAX. No lock held.
+ */
+static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
+{
+	struct sched_vcpu *vc[SCHED_BALLOON_MAX_VCPUS], *v;
+	stime_t refill = STIME_MAX, left, span, next = STIME_MAX;
+	unsigned n = 0, nv = 0, ncpu;
+	struct cpumask cpus;
+	uint8_t mode;
+	bool changed, listened = false;
+
+	left = sched_sys.ops->vm_budget(vm, now, &refill);
+	cpumask_zero(&cpus);
+	spin_lock(&sched_sys.vm_lock);
+	for (v = vm->vcpus; v && nv < SCHED_BALLOON_MAX_VCPUS; v = v->vm_next) {
+		vc[nv++] = v;
+		listened |= v->sa_vector != 0;
+		if (READ_ONCE(v->state) != SCHED_OFFLINE || (READ_ONCE(v->flags) & SCHED_VF_BALLOON)) {
+			n++;
+			for (unsigned w = 0; w < CPUMASK_WORDS; w++)
+				cpus.w[w] |= v->affinity.w[w];
 		}
 	}
-	sched_vcpu_unlock(p);
+	spin_unlock(&sched_sys.vm_lock);
+	for (unsigned w = 0; w < CPUMASK_WORDS; w++)
+		cpus.w[w] &= sched_sys.online.w[w];
+	ncpu = cpumask_weight(&cpus);
+	n = MIN(n, ncpu);
+	span = refill == STIME_MAX ? 0 : refill - now;
+	mode = SCHED_BALLOON_WC;
+	if (n && span > 0 && left / (stime_t)n < span) {
+		mode = SCHED_BALLOON_NWC;
+		next = refill - left / (stime_t)n;
+	}
+	/* The mid-period re-check only for a VM that can hear the mode change
+	 * (a registered upcall vector): others are decided once a period and
+	 * their pCPUs keep the timer pattern they had without the balloon. */
+	if (!listened)
+		next = STIME_MAX;
+	changed = mode != vm->balloon_mode;
+	WRITE_ONCE(vm->balloon_mode, mode);
+	WRITE_ONCE(vm->credit_left, left);
+	if (changed)
+		vm->nballoon_switch++;
+	for (unsigned i = 0; i < nv; i++) {
+		struct sched_pcpu *p;
+		struct sched_shared_page *sp;
+
+		v = vc[i];
+		p = sched_vcpu_lock(v);
+		sp = sched_vcpu_shared(v);
+		if (sp) {
+			sched_shared_begin(sp);
+			sp->balloon_mode = mode;
+			sp->credit_left_ns = left;
+			sched_shared_end(sp);
+		}
+		if (changed) {
+			sched_trace_event(p->id, v, VPE_BALLOON_MODE, now, mode);
+			/* Same vector as the SA upcall (PV ABI v1); it also ends a
+			 * balloon sleep, being an interrupt for the vCPU. */
+			if (sp && v->sa_vector) {
+				sched_upcall_reason(sp, HV_UPCALL_BALLOON_MODE);
+				sched_vcpu_inject(v, v->sa_vector);
+			}
+		}
+		sched_vcpu_unlock(p);
+	}
+	return next;
+}
+
+/* Every VM, after the policy's accounting (master pCPU, no lock). The VM
+ * list is read under vm_lock, the VMs handled after it (vm_budget takes it);
+ * a VM is removed only after its vCPUs stopped, never during accounting. */
+stime_t sched_balloon_update(stime_t now)
+{
+	struct sched_vm *vms[SCHED_BALLOON_MAX_VMS], *vm;
+	stime_t next = STIME_MAX;
+	unsigned n = 0;
+
+	if (!sched_sys.ops->vm_budget)
+		return STIME_MAX;
+	spin_lock(&sched_sys.vm_lock);
+	for (vm = sched_sys.vms; vm && n < SCHED_BALLOON_MAX_VMS; vm = vm->next)
+		vms[n++] = vm;
+	spin_unlock(&sched_sys.vm_lock);
+	for (unsigned i = 0; i < n; i++)
+		next = MIN(next, sched_balloon_vm(vms[i], now));
+	return next;
+}
+
+/* Balloon sleeps past their timeout end as if an interrupt had come. */
+stime_t sched_sleep_expire(stime_t now)
+{
+	struct sched_vcpu *due[SCHED_BALLOON_MAX_VCPUS];
+	stime_t next = STIME_MAX;
+	unsigned n = 0;
+
+	spin_lock(&sched_sys.vm_lock);
+	for (struct sched_vm *vm = sched_sys.vms; vm; vm = vm->next)
+		for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
+			stime_t until = READ_ONCE(v->sleep_until);
+
+			if (!(READ_ONCE(v->flags) & SCHED_VF_BALLOON) || until == STIME_MAX)
+				continue;
+			if (until <= now && n < SCHED_BALLOON_MAX_VCPUS)
+				due[n++] = v;
+			else
+				next = MIN(next, MAX(until, now + 1));
+		}
+	spin_unlock(&sched_sys.vm_lock);
+	for (unsigned i = 0; i < n; i++)
+		sched_wake(due[i], now);
+	return next;
 }

@@ -121,6 +121,11 @@ void sched_shared_page_init(struct sched_vcpu *v, stime_t now)
 	sched_vcpu_unlock(p);
 }
 
+bool sched_vcpu_irq_pending(struct sched_vcpu *v)
+{
+	return sched_plat && sched_plat->irq_pending && sched_plat->irq_pending(sched_plat->ctx, v);
+}
+
 void sched_vcpu_inject(struct sched_vcpu *v, uint8_t vector)
 {
 	if (sched_plat && sched_plat->inject)

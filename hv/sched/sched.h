@@ -148,6 +148,7 @@ struct sched_pcpu {
 	uint64_t rng;                  /* per-pCPU PRNG (differential slices) */
 	uint64_t nschedule, nswitch;
 	stime_t idle_time, idle_since;
+	stime_t sleep_next;            /* earliest balloon-sleep timeout it watches */
 	uint64_t priv[SCHED_PCPU_PRIV_WORDS];
 };
 
@@ -197,8 +198,12 @@ static inline void sched_vcpu_guest_mode(struct sched_vcpu *v, bool kernel)
 {
 	WRITE_ONCE(v->guest_kernel, (uint8_t)kernel);
 }
-/* HC_SCHED_SLEEP (seed 004): RUNNING -> OFFLINE until sched_wake(). */
-void sched_sleep(struct sched_vcpu *v, stime_t now);
+/* HC_SCHED_SLEEP (seed 004 SCHEDOP_sleep): returns 1 at once, without
+ * sleeping, if the platform says an interrupt is pending for v (the paper's
+ * cancel-if-pending); else RUNNING -> OFFLINE (not steal time) until
+ * sched_wake() or `timeout` ns (0 = none), and returns 0. On v's pCPU, no
+ * lock held. */
+int sched_sleep(struct sched_vcpu *v, stime_t timeout, stime_t now);
 /* Waiting for an event that sched_wake() ends (HLT/block or balloon sleep):
  * its device timers must keep being advanced while it does not run. */
 static inline bool sched_vcpu_waits_event(const struct sched_vcpu *v)
@@ -208,7 +213,12 @@ static inline bool sched_vcpu_waits_event(const struct sched_vcpu *v)
 }
 /* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15). */
 int sched_sa_register(struct sched_vcpu *v, uint8_t vector);
-void sched_sa_ack(struct sched_vcpu *v, stime_t now);
+/* HC_SCHED_SA_ACK(op = HV_SA_ACK_*, seq) of the running v (PV ABI v1,
+ * docs/pv-abi.md). -EINVAL: bad op; -ESTALE: no upcall pending or seq is not
+ * the pending one (ignored, counted). Accepted: 0 when v has been made to
+ * yield (op yield, or op block with an interrupt pending); 1 when the caller
+ * must block v as for HLT (op block, nothing pending). No lock held. */
+int sched_sa_ack(struct sched_vcpu *v, unsigned op, uint32_t seq, stime_t now);
 /* A shared page was registered for v: write the hypervisor's fields of PV
  * ABI v1 (abi_version, sa_grace_us, current state). Takes v's lock. */
 void sched_shared_page_init(struct sched_vcpu *v, stime_t now);

@@ -26,7 +26,8 @@ static void sched_timer_rearm(struct sched_pcpu *p)
 	if (p->curr)
 		t = MIN(t, p->next_tick);
 	if (p->id == sched_sys.master)
-		t = MIN(t, sched_sys.next_acct);
+		t = MIN(t, MIN(sched_sys.next_acct, sched_sys.next_balloon));
+	t = MIN(t, p->sleep_next);
 	if (p->curr && (p->curr->flags & SCHED_VF_SA_PEND))
 		t = MIN(t, p->curr->sa_deadline);
 	if (t != p->timer_at) {
@@ -90,7 +91,7 @@ void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpu
 /* Takes p->lock, then (master only, after dropping it) the policy's own locks. */
 bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 {
-	bool acct = false;
+	bool acct = false, balloon = false, sleepers = false;
 
 	spin_lock(&p->lock);
 	p->timer_at = STIME_MAX;   /* the one-shot has fired */
@@ -105,15 +106,21 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 			sched_sys.next_acct = now + sched_sys.acct_ns;
 		acct = true;
 	}
+	if (p->id == sched_sys.master && (acct || now >= sched_sys.next_balloon)) {
+		sched_sys.next_balloon = STIME_MAX;
+		balloon = sched_sys.ops->vm_budget != NULL;
+	}
+	if (now >= p->sleep_next) {
+		p->sleep_next = STIME_MAX;
+		sleepers = true;
+	}
 	if (now >= p->hold_until) {
 		p->hold_until = p->dp_until = STIME_MAX;
 		p->force_preempt = true;
 		p->need_resched = true;
 	}
 	if (p->curr && (p->curr->flags & SCHED_VF_SA_PEND) && now >= p->curr->sa_deadline) {
-		p->curr->st.nsa_timeout++;
-		p->curr->flags &= (uint8_t)~SCHED_VF_SA_PEND;
-		sched_trace_event(p->id, p->curr, VPE_SA_TIMEOUT, now, 0);
+		sched_sa_timeout(p, p->curr, now);
 		p->force_preempt = true;
 		p->need_resched = true;
 	}
@@ -128,6 +135,22 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 		sched_sys.hooks->acct(now);   /* adaptive DP: eq. 1-2 once a period */
 	if (acct)
 		sched_dedicated_epoch(p->id, now);   /* one epoch = one accounting period */
+	if (balloon || sleepers) {
+		/* After ops->acct: the mode of the period that starts now (seed 004
+		 * §4.3), and balloon sleeps whose timeout passed. Both timers are
+		 * re-armed on p (sleepers of any pCPU are watched by the one that
+		 * found them). */
+		stime_t nb = balloon ? sched_balloon_update(now) : STIME_MAX;
+		stime_t ns = sleepers ? sched_sleep_expire(now) : STIME_MAX;
+
+		spin_lock(&p->lock);
+		if (balloon)
+			sched_sys.next_balloon = MIN(sched_sys.next_balloon, nb);
+		p->sleep_next = MIN(p->sleep_next, ns);
+		if (!p->need_resched)
+			sched_timer_rearm(p);
+		spin_unlock(&p->lock);
+	}
 	return READ_ONCE(p->need_resched);
 }
 
@@ -146,13 +169,7 @@ static void sched_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct s
 		/* An SA upcall not answered before prev leaves is moot (the
 		 * delay or a hard request ended the hold): its deadline must not
 		 * fire when prev runs again. */
-		if (prev->flags & SCHED_VF_SA_PEND) {
-			struct sched_shared_page *sp = sched_vcpu_shared(prev);
-
-			prev->flags &= (uint8_t)~SCHED_VF_SA_PEND;
-			if (sp)
-				sp->sa_pending = 0;
-		}
+		sched_sa_cancel(p, prev, false, now);
 		if (!yielded) {
 			prev->st.npreempt++;
 			sched_trace_event(p->id, prev, VPE_PREEMPT, now, 0);

@@ -19,11 +19,11 @@ enum vp_event {
 	VPE_SPIN_BEGIN,     /* arg = detector (1 = PLE, 2 = PMU heuristic) */
 	VPE_SPIN_END,
 	VPE_MIGRATE,        /* arg = new pCPU */
-	VPE_SA_UPCALL,      /* scheduler-activation upcall sent (seed 000 Alg. 1) */
-	VPE_SA_ACK,
-	VPE_SA_TIMEOUT,     /* hard limit expired */
+	VPE_SA_UPCALL,      /* scheduler-activation upcall sent (seed 000 Alg. 1): arg = seq */
+	VPE_SA_ACK,         /* accepted ack: arg = op << 56 | ns since injection (docs/pv-abi.md) */
+	VPE_SA_TIMEOUT,     /* hard limit expired: arg = seq */
 	VPE_DELAY_PREEMPT,  /* preemption delayed: arg = delay ns (seed 001 §5.1) */
-	VPE_BALLOON_SLEEP,  /* seed 004 */
+	VPE_BALLOON_SLEEP,  /* seed 004: arg 0 = slept, 1 = cancelled (interrupt pending) */
 	VPE_BALLOON_WAKE,
 	VPE_BALLOON_MODE,   /* arg = new mode */
 	VPE_COSCHED_SIGNAL, /* arg = target pCPU; charged to the launching vCPU (one per target) */
@@ -34,6 +34,7 @@ enum vp_event {
 	VPE_PROFILE_STOP,
 	VPE_MARK,           /* arg = guest-supplied value */
 	VPE_DP_DELAY,       /* adaptive DP: vCPU's new preemption delay, arg = ns (seed 001 eq. 2) */
+	VPE_SA_STALE,       /* stale / duplicate SA ack ignored: arg = the seq the guest gave */
 	VPE_NEVENTS
 };
 

@@ -67,9 +67,26 @@ static struct sched_shared_page *plat_shared_page(void *ctx, struct sched_vcpu *
 	return gpa_to_hva(v->vm, v->shared_gpa, sizeof(struct sched_shared_page));
 }
 
+/* PV ABI v1 "interrupt pending" (balloon cancel-if-pending, SA block ack):
+ * an NMI, a vector the vLAPIC would deliver, or an upcall vector not yet
+ * moved into it. Takes the VM lock; never called with runqueue locks held. */
+static bool plat_irq_pending(void *ctx, struct sched_vcpu *sv)
+{
+	struct vcpu *v = to_vcpu(sv);
+	bool r;
+
+	if (READ_ONCE(v->lapic.nmi_pending) || sched_glue_vectors_pending(v))
+		return true;
+	spin_lock(&v->vm->lock);
+	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	spin_unlock(&v->vm->lock);
+	return r;
+}
+
 static const struct sched_platform plat = {
 	.now = plat_now, .timer_arm = plat_timer_arm, .kick = plat_kick,
 	.inject = plat_inject, .shared_page = plat_shared_page,
+	.irq_pending = plat_irq_pending,
 };
 
 static void kick_handler(struct trap_frame *f)
@@ -196,6 +213,12 @@ static void poll_blocked(unsigned cpu, stime_t now)
 
 			if (READ_ONCE(v->sv.pcpu) != cpu || !sched_vcpu_waits_event(&v->sv))
 				continue;
+			/* An upcall injected by the scheduler (balloon mode change)
+			 * is an interrupt too: plat_inject kicked this pCPU. */
+			if (sched_glue_vectors_pending(v) && vcpu_has_wakeup(v)) {
+				sched_wake(&v->sv, time_now());
+				continue;
+			}
 			dl = vm_devs_next_deadline(vm, j);
 			if (dl <= now) {
 				vm_devs_advance(vm, j, now);
@@ -232,6 +255,14 @@ void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out)
 	out->sched_deadline = READ_ONCE(sched_deadline[cpu]);
 	out->blocked_deadline = READ_ONCE(blocked_deadline[cpu]);
 	out->idle = READ_ONCE(idling[cpu]);
+}
+
+bool sched_glue_vectors_pending(struct vcpu *v)
+{
+	for (unsigned w = 0; w < 4; w++)
+		if (READ_ONCE(v->sched_vectors[w]))
+			return true;
+	return false;
 }
 
 void sched_glue_deliver_pending(struct vcpu *v)

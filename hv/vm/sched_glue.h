@@ -25,6 +25,8 @@ bool sched_glue_need_resched(unsigned cpu);
 const volatile bool *sched_glue_resched_flag(unsigned cpu);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
 void sched_glue_deliver_pending(struct vcpu *v);
+/* Any scheduler upcall vector (plat_inject) not yet moved into the vLAPIC? */
+bool sched_glue_vectors_pending(struct vcpu *v);
 void sched_glue_print(void);                    /* per-pCPU counters */
 
 /* What the watchdog (vm/watchdog.c) reads of a pCPU, lock-free. */

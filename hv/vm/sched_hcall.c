@@ -66,19 +66,35 @@ static int64_t hc_sa_register(struct vcpu *v, uint64_t vector, uint64_t gpa, uin
 }
 HCALL_REGISTER(HC_SCHED_SA_REGISTER, hc_sa_register);
 
-static int64_t hc_sa_ack(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+/* PV ABI v1 (docs/pv-abi.md): rbx = HV_SA_ACK_YIELD / HV_SA_ACK_BLOCK, rcx =
+ * the sa_seq answered. The scheduler checks the seq and performs a yield; an
+ * accepted block with nothing pending blocks here exactly as HC_SCHED_BLOCK. */
+static int64_t hc_sa_ack(struct vcpu *v, uint64_t op, uint64_t seq, uint64_t a2, uint64_t a3)
 {
-	sched_sa_ack(&v->sv, time_now());
-	return 0;
+	int r;
+
+	if (op > HV_SA_ACK_BLOCK)
+		return -EINVAL;
+	r = sched_sa_ack(&v->sv, (unsigned)op, (uint32_t)seq, time_now());
+	if (r == 1)
+		return hc_block(v, 0, 0, 0, 0);
+	if (r == 0)
+		WRITE_ONCE(v->kicked, true);   /* leave the fast path: the yield is due */
+	return r;
 }
 HCALL_REGISTER(HC_SCHED_SA_ACK, hc_sa_ack);
 
 /* Seed 004's SCHEDOP_sleep: the balloon takes the vCPU offline until an
- * interrupt arrives for it. */
-static int64_t hc_sleep(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
+ * interrupt arrives for it or rbx ns pass (0 = no timeout); returns 1 at once
+ * if an interrupt is already pending (cancel-if-pending). Kernel only (not in
+ * HC_IS_CPL3_OK). */
+static int64_t hc_sleep(struct vcpu *v, uint64_t timeout, uint64_t a1, uint64_t a2, uint64_t a3)
 {
-	sched_sleep(&v->sv, time_now());
-	return 0;
+	int r = sched_sleep(&v->sv, timeout > (uint64_t)INT64_MAX ? 0 : (stime_t)timeout, time_now());
+
+	if (r == 0)
+		WRITE_ONCE(v->kicked, true);   /* no fast re-entry: it sleeps now */
+	return r;
 }
 HCALL_REGISTER(HC_SCHED_SLEEP, hc_sleep);
 

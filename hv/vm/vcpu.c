@@ -241,6 +241,8 @@ bool vcpu_has_wakeup(struct vcpu *v)
 		return true;
 	if (v->state == VCPU_HALTED && !v->halt_if)
 		return false;
+	if (sched_glue_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
+		return true;
 	spin_lock(&v->vm->lock);
 	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
 	spin_unlock(&v->vm->lock);

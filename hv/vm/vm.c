@@ -108,6 +108,16 @@ static void vm_cpuid_platform(struct cpuid_policy *cp)
 			cpuid_count(0xd, i, &sub[i]);
 		cpuid_policy_xsave(cp, ((uint64_t)d0.edx << 32) | d0.eax, sub);
 	}
+	/* The host's last cache level in leaf 4 (type 0 ends the list). */
+	if (cp->host_max_basic >= 4)
+		for (unsigned i = 0; i < 16; i++) {
+			struct cpuid_regs c;
+
+			cpuid_count(4, i, &c);
+			if (!(c.eax & 0x1f))
+				break;
+			cp->llc_level = (uint8_t)MAX(cp->llc_level, (c.eax >> 5) & 7);
+		}
 	cp->tsc_khz = (uint32_t)MIN(tsc_hz / 1000, 0xffffffffull);
 	cp->lapic_hz = (uint32_t)VLAPIC_BUS_HZ;
 }

@@ -125,12 +125,17 @@ static void cpuid_leaf1(const struct cpuid_policy *p, const struct cpuid_vcpu *v
 	cpuid_set(&r->edx, L1_EDX_HTT, p->nr_vcpus > 1);
 }
 
-/* Deterministic cache parameters: one core per vCPU, L3 shared by all. */
+/* Deterministic cache parameters (SDM vol. 2A CPUID leaf 04H): one core per
+ * vCPU; the last-level cache (L3, or the host's highest level when it has no
+ * L3) shared by all vCPUs of the VM, so a guest puts them all in one LLC
+ * domain (Linux: cpu_llc_id = APIC ID >> order(EAX[25:14] + 1), which is 0
+ * for every vCPU since EAX[25:14] + 1 covers the whole APIC ID span). */
 static void cpuid_leaf4(const struct cpuid_policy *p, struct cpuid_regs *r)
 {
 	uint32_t cores = MIN(1u << cpuid_id_bits(p->nr_vcpus), 64u) - 1;
 	uint32_t level = (r->eax >> 5) & 7;
-	uint32_t sharing = level >= 3 ? MIN(cores, 0xfffu) : 0;
+	uint32_t llc = p->llc_level ? p->llc_level : 3;
+	uint32_t sharing = level >= llc ? MIN(cores, 0xfffu) : 0;
 
 	if ((r->eax & 0x1f) == 0)
 		return;   /* no more caches */

@@ -56,6 +56,9 @@ struct cpuid_policy {
 	uint32_t lapic_hz;
 	bool rdrand;              /* show RDRAND/RDSEED (guest_rdrand=on; not repeatable) */
 	uint32_t pv_features;     /* our BASE+1 EAX: HV_PV_F_* (cpuid_policy_init: all) */
+	/* Highest cache level the host's leaf 4 lists (0: assume 3). That level,
+	 * the last-level cache, is shown as shared by every vCPU of the VM. */
+	uint8_t llc_level;
 };
 
 /* Guest state that some CPUID bits mirror (SDM vol. 2A CPUID: OSXSAVE, OSPKE, APIC). */

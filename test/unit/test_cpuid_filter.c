@@ -151,6 +151,21 @@ START_TEST(test_leaf4_sharing)
 }
 END_TEST
 
+/* No L3 on the host: L2 is the LLC and is shared by all vCPUs, L1 is not. */
+START_TEST(test_leaf4_llc_l2)
+{
+	cpuid_policy_init(&P, 3, 0x16);
+	P.llc_level = 2;
+	struct cpuid_regs l1 = run(4, 0, (struct cpuid_regs){ 0xfc004121, 1, 2, 3 });
+	struct cpuid_regs l2 = run(4, 2, (struct cpuid_regs){ 0xfc004143, 1, 2, 3 });
+
+	ck_assert_uint_eq(l1.eax >> 26, 3);                 /* 2 bits of cores */
+	ck_assert_uint_eq((l1.eax >> 14) & 0xfff, 0);
+	ck_assert_uint_eq((l2.eax >> 14) & 0xfff, 3);       /* 4 threads >= 3 vCPUs */
+	ck_assert_uint_eq((l2.eax >> 5) & 7, 2);
+}
+END_TEST
+
 START_TEST(test_hv_leaves_plain)
 {
 	struct cpuid_regs r = run(0x40000000, 0, ALL);
@@ -339,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, test_leaf7_and_6);
 	tcase_add_test(tc, test_leaf_b_topology);
 	tcase_add_test(tc, test_leaf4_sharing);
+	tcase_add_test(tc, test_leaf4_llc_l2);
 	tcase_add_test(tc, test_hv_leaves_plain);
 	tcase_add_test(tc, test_hv_leaves_kvm);
 	tcase_add_test(tc, test_range_and_ext);

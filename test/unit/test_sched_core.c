@@ -9,6 +9,7 @@
 #include "log.h"
 #include "sched/policy.h"
 #include "cmdline.h"
+#include "abi.h"
 
 #define MS(x) ((stime_t)(x) * 1000000)
 #define US(x) ((stime_t)(x) * 1000)
@@ -19,6 +20,8 @@ static stime_t fake_timer[8];
 static int fake_kicks[8];
 static int fake_injected, fake_vector;
 static struct sched_shared_page fake_page;
+static bool fake_irq;   /* platform: "an interrupt is pending" for every vCPU */
+extern unsigned long long vprof_stub_events[VPE_NEVENTS];
 
 static stime_t f_now(void *c) { return fake_now; }
 static void f_timer(void *c, unsigned cpu, stime_t t) { fake_timer[cpu] = t; }
@@ -29,10 +32,11 @@ static void f_inject(void *c, struct sched_vcpu *v, uint8_t vec)
 	fake_vector = vec;
 }
 static struct sched_shared_page *f_page(void *c, struct sched_vcpu *v) { return &fake_page; }
+static bool f_irq(void *c, struct sched_vcpu *v) { return fake_irq; }
 
 static const struct sched_platform fake_plat = {
 	.now = f_now, .timer_arm = f_timer, .kick = f_kick, .inject = f_inject,
-	.shared_page = f_page,
+	.shared_page = f_page, .irq_pending = f_irq,
 };
 
 static struct sched_pcpu P[4];
@@ -49,6 +53,8 @@ static void setup_machine(int npcpu, int nvcpu, bool sa)
 	memset(fake_timer, 0, sizeof(fake_timer));
 	memset(fake_kicks, 0, sizeof(fake_kicks));
 	fake_injected = 0;
+	fake_irq = false;
+	memset(&fake_page, 0, sizeof(fake_page));
 	sched_platform_set(&fake_plat);
 	ck_assert_int_eq(sched_init("credit"), 0);
 	for (int i = 0; i < npcpu; i++)
@@ -70,6 +76,11 @@ static struct sched_vcpu *sched_at(int cpu, stime_t t)
 
 	fake_now = t;
 	return sched_schedule(&P[cpu], t, &until);
+}
+
+static stime_t sched_vm_budget_probe(struct sched_vm *vm, stime_t now, stime_t *refill)
+{
+	return sched_sys.ops->vm_budget(vm, now, refill);
 }
 
 static void setup(void)
@@ -218,7 +229,7 @@ START_TEST(test_balloon_sleep)
 	setup_machine(1, 1, false);
 	a = sched_at(0, 0);
 	ck_assert(!sched_vcpu_waits_event(a));
-	sched_sleep(a, MS(1));
+	ck_assert_int_eq(sched_sleep(a, 0, MS(1)), 0);
 	ck_assert_int_eq(a->state, SCHED_OFFLINE);
 	ck_assert(sched_vcpu_waits_event(a));            /* its timers must be polled */
 	ck_assert_ptr_null(sched_at(0, MS(1)));
@@ -253,7 +264,7 @@ START_TEST(test_sa_upcall_ack)
 	ck_assert_int_eq(fake_vector, 0xf0);
 	ck_assert_int_eq(fake_page.sa_pending, 1);
 	ck_assert_int_eq(fake_timer[0], MS(30) + sched_opts.sa_limit);
-	sched_sa_ack(a, MS(30) + US(100));
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 1, MS(30) + US(100)), 0);
 	ck_assert_int_eq(fake_page.sa_pending, 0);
 	ck_assert(sched_need_resched(&P[0]));
 	ck_assert_ptr_ne(sched_at(0, MS(30) + US(100)), a);
@@ -277,6 +288,234 @@ START_TEST(test_sa_timeout)
 	ck_assert_ptr_ne(sched_at(0, lim), a);
 	ck_assert_int_eq(a->st.nsa_timeout, 1);
 	ck_assert_int_eq(a->st.npreempt, 1);
+}
+END_TEST
+
+/* PV ABI v1: seq numbers, ops, stale and duplicate acks (docs/pv-abi.md). */
+START_TEST(test_sa_ack_seq_ops)
+{
+	unsigned long long ack0 = vprof_stub_events[VPE_SA_ACK];
+	unsigned long long stale0 = vprof_stub_events[VPE_SA_STALE];
+	struct sched_vcpu *a, *b;
+	stime_t t;
+
+	setup_machine(1, 2, true);
+	a = sched_at(0, 0);
+	b = a == &V[0] ? &V[1] : &V[0];
+	ck_assert_int_eq(sched_sa_register(a, 0xf3), 0);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 0, US(10)), -ESTALE);  /* none pending */
+	ck_assert_int_eq(a->st.nsa_stale, 1);
+	ck_assert(sched_timer_fire(&P[0], MS(30)));
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);           /* held: upcall 1 */
+	ck_assert_uint_eq(a->sa_seq, 1);
+	ck_assert_uint_eq(fake_page.sa_seq, 1);
+	ck_assert_uint_eq(fake_page.sa_pending, 1);
+	ck_assert_uint_eq(fake_page.reasons, HV_UPCALL_SA); /* set before the inject */
+	ck_assert_uint_eq(fake_page.version % 2, 0);        /* seqcount closed */
+	ck_assert_int_eq(sched_sa_ack(a, 7, 1, MS(30) + US(5)), -EINVAL);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 2, MS(30) + US(10)), -ESTALE);
+	ck_assert_int_eq(a->st.nsa_stale, 2);
+	ck_assert(a->flags & SCHED_VF_SA_PEND);             /* still waiting */
+	ck_assert_ptr_eq(sched_at(0, MS(30) + US(10)), a);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 1, MS(30) + US(40)), 0);
+	ck_assert_int_eq(a->st.nsa_ack_yield, 1);
+	ck_assert_int_eq(fake_page.sa_pending, 0);
+	ck_assert(a->flags & SCHED_VF_YIELD);               /* descheduled, runnable */
+	ck_assert_ptr_eq(sched_at(0, MS(30) + US(40)), b);
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 1, MS(30) + US(50)), -ESTALE); /* dup */
+	ck_assert_int_eq(a->st.nsa_stale, 3);
+	ck_assert_int_eq(vprof_stub_events[VPE_SA_ACK] - ack0, 1);
+	ck_assert_int_eq(vprof_stub_events[VPE_SA_STALE] - stale0, 3);
+
+	/* Upcall 2, acked with block and nothing pending: the caller blocks. */
+	sched_block(b, MS(31));
+	ck_assert_ptr_eq(sched_at(0, MS(31)), a);
+	sched_wake(b, MS(32));                              /* BOOST: wants a out */
+	ck_assert_ptr_eq(sched_at(0, MS(32)), a);
+	ck_assert_uint_eq(fake_page.sa_seq, 2);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_BLOCK, 2, MS(32) + US(20)), 1);
+	ck_assert_int_eq(a->st.nsa_ack_block, 1);
+	sched_block(a, MS(32) + US(20));                    /* what the platform does */
+	ck_assert_ptr_eq(sched_at(0, MS(32) + US(20)), b);
+	ck_assert_int_eq(a->state, SCHED_BLOCKED);
+
+	/* Upcall 3, block with an interrupt pending: only descheduled. */
+	sched_wake(a, MS(33));
+	sched_block(b, MS(34));
+	ck_assert_ptr_eq(sched_at(0, MS(34)), a);
+	sched_timer_fire(&P[0], MS(40));                    /* tick: a's BOOST ends */
+	ck_assert_ptr_eq(sched_at(0, MS(40)), a);
+	sched_wake(b, MS(41));
+	t = MS(41);
+	ck_assert_ptr_eq(sched_at(0, t), a);
+	ck_assert_uint_eq(fake_page.sa_seq, 3);
+	fake_irq = true;
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_BLOCK, 3, t + US(20)), 0);
+	ck_assert_ptr_eq(sched_at(0, t + US(20)), b);
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);
+	ck_assert_int_eq(a->st.nsa_ack_block, 2);
+	ck_assert_int_eq(a->st.nsa_timeout, 0);
+}
+END_TEST
+
+/* A vCPU that blocks or yields with an upcall pending answers it: cleared, no
+ * ack needed, and no spurious timeout at the old deadline. */
+START_TEST(test_sa_block_yield_without_ack)
+{
+	struct sched_vcpu *a, *b;
+	stime_t lim;
+
+	setup_machine(1, 2, true);
+	a = sched_at(0, 0);
+	b = a == &V[0] ? &V[1] : &V[0];
+	sched_sa_register(a, 0xf3);
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);
+	lim = MS(30) + sched_opts.sa_limit;
+	sched_block(a, MS(30) + US(50));                    /* no ack */
+	ck_assert_int_eq(a->flags & SCHED_VF_SA_PEND, 0);
+	ck_assert_int_eq(fake_page.sa_pending, 0);
+	ck_assert_int_eq(a->st.nsa_moot, 1);
+	ck_assert_ptr_eq(sched_at(0, MS(30) + US(50)), b);
+	sched_wake(a, MS(30) + US(60));
+	sched_block(b, MS(30) + US(70));
+	ck_assert_ptr_eq(sched_at(0, MS(30) + US(70)), a);
+	sched_timer_fire(&P[0], lim);                       /* the old deadline */
+	ck_assert_int_eq(a->st.nsa_timeout, 0);
+	ck_assert_ptr_eq(sched_at(0, lim), a);
+	sched_timer_fire(&P[0], MS(40));                    /* tick: a's BOOST ends */
+	ck_assert_ptr_eq(sched_at(0, MS(40)), a);
+	ck_assert_int_eq(a->st.nsa_timeout, 0);
+	lim = MS(40) + US(500);
+	/* Yield without ack (next upcall). */
+	sched_wake(b, lim + US(10));
+	ck_assert_ptr_eq(sched_at(0, lim + US(10)), a);
+	ck_assert_uint_eq(a->sa_seq, 2);
+	sched_vcpu_yield(a, NULL, SCHED_YIELD_HYPERCALL, lim + US(20));
+	ck_assert_int_eq(a->flags & SCHED_VF_SA_PEND, 0);
+	ck_assert_int_eq(a->st.nsa_moot, 2);
+	ck_assert_ptr_eq(sched_at(0, lim + US(20)), b);
+	ck_assert_int_eq(sched_sa_ack(a, HV_SA_ACK_YIELD, 2, lim + US(30)), -ESTALE);
+	ck_assert_int_eq(a->st.nsa_timeout, 0);
+	ck_assert_int_eq(a->st.nsa_upcall, 2);
+}
+END_TEST
+
+/* Seed 004 §5 cancel-if-pending, the sleep timeout, and steal time: a
+ * balloon sleep is not steal. */
+START_TEST(test_sleep_cancel_timeout)
+{
+	struct sched_vcpu *a;
+	stime_t steal;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	fake_irq = true;
+	ck_assert_int_eq(sched_sleep(a, 0, MS(1)), 1);      /* interrupt pending */
+	ck_assert_int_eq(a->state, SCHED_RUNNING);
+	ck_assert_int_eq(a->st.nsleep_cancel, 1);
+	ck_assert(!sched_need_resched(&P[0]));
+	fake_irq = false;
+	steal = a->st.time[SCHED_RUNNABLE];
+	ck_assert_int_eq(sched_sleep(a, MS(2), MS(1)), 0);
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_ptr_null(sched_at(0, MS(1)));
+	ck_assert_int_le(fake_timer[0], MS(3));             /* the timeout is armed */
+	ck_assert(!sched_timer_fire(&P[0], MS(2)));         /* not yet */
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	sched_timer_fire(&P[0], MS(3));
+	ck_assert_int_eq(a->state, SCHED_RUNNABLE);         /* timed out */
+	ck_assert_ptr_eq(sched_at(0, MS(3)), a);
+	ck_assert_int_eq(a->st.time[SCHED_OFFLINE], MS(2));
+	ck_assert_int_eq(a->st.time[SCHED_RUNNABLE], steal);   /* no steal */
+	ck_assert_uint_eq(fake_page.steal_ns, (uint64_t)steal);
+	/* Without a timeout only an event ends it. */
+	ck_assert_int_eq(sched_sleep(a, 0, MS(4)), 0);
+	ck_assert_ptr_null(sched_at(0, MS(4)));
+	sched_timer_fire(&P[0], MS(20));
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert(sched_wake(a, MS(21)));
+	ck_assert_int_eq(a->st.nsleep, 2);
+	/* HLT is not steal either; preemption is. */
+	ck_assert_ptr_eq(sched_at(0, MS(21)), a);
+	sched_block(a, MS(22));
+	ck_assert_ptr_null(sched_at(0, MS(22)));
+	sched_wake(a, MS(30));
+	ck_assert_int_eq(a->st.time[SCHED_RUNNABLE], steal);
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);
+}
+END_TEST
+
+/* Seed 004 §4.3: NWC while the VM could not run flat out until the refill
+ * within its budget, WC once it could; mode-change upcall on the SA vector
+ * with reason bit 1, every period written into the page. */
+START_TEST(test_balloon_mode)
+{
+	unsigned long long ev0 = vprof_stub_events[VPE_BALLOON_MODE];
+	struct sched_vcpu *a;
+	stime_t t, refill, b;
+
+	setup_machine(1, 1, false);
+	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50);     /* 15 ms of each 30 ms */
+	a = sched_at(0, 0);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3), 0);
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_WC);
+	/* Run into the cap, sleep through the rest of the period. */
+	t = 0;
+	while (t < MS(29) && sched_at(0, t) == a) {
+		t += MS(1);
+		sched_timer_fire(&P[0], t);
+	}
+	ck_assert_int_eq(sched_sys.next_acct, MS(30));
+	sched_timer_fire(&P[0], MS(30));                    /* refill + mode decision */
+	b = VM[0].credit_left;
+	ck_assert_int_gt(b, 0);
+	ck_assert_int_lt(b, MS(30));                        /* capped: cannot run 30 ms */
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(fake_page.balloon_mode, HV_BALLOON_NWC);
+	ck_assert_int_eq(fake_page.credit_left_ns, b);
+	ck_assert_uint_eq(fake_page.reasons & HV_UPCALL_BALLOON_MODE, HV_UPCALL_BALLOON_MODE);
+	ck_assert_int_eq(fake_vector, 0xf3);
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, 1);
+	/* Re-checked when budget == remaining time if it consumes nothing. */
+	ck_assert_int_eq(sched_sys.next_balloon, MS(60) - b);
+	fake_page.reasons = 0;                              /* the guest's xchg */
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);           /* unparked */
+	ck_assert_int_eq(sched_sleep(a, 0, MS(30)), 0);     /* the balloon sleeps */
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_ptr_null(sched_at(0, MS(30)));
+	ck_assert_int_le(fake_timer[0], MS(60) - b);
+	ck_assert(sched_vm_budget_probe(&VM[0], MS(60) - b - 1, &refill) == b);
+	sched_timer_fire(&P[0], MS(60) - b);
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_WC);
+	ck_assert_int_eq(fake_page.balloon_mode, HV_BALLOON_WC);
+	ck_assert_uint_eq(fake_page.reasons, HV_UPCALL_BALLOON_MODE);
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, 2);
+	ck_assert_int_eq(VM[0].nballoon_switch, 2);
+	/* Next refill: NWC again (a fresh period, seed 004 Fig. 6 step 1). */
+	sched_wake(a, MS(60) - b);
+	sched_timer_fire(&P[0], MS(60));
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+}
+END_TEST
+
+/* An uncapped VM alone on its pCPU never leaves WC. */
+START_TEST(test_balloon_uncapped_wc)
+{
+	struct sched_vcpu *a;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	sched_sa_register(a, 0xf3);
+	for (stime_t t = MS(10); t <= MS(120); t += MS(10)) {
+		sched_timer_fire(&P[0], t);
+		sched_at(0, t);
+	}
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_WC);
+	ck_assert_int_eq(VM[0].nballoon_switch, 0);
+	ck_assert_int_eq(fake_injected, 0);
+	ck_assert_int_ge(fake_page.credit_left_ns, MS(30));
 }
 END_TEST
 
@@ -487,6 +726,11 @@ int main(void)
 	tcase_add_test(tc, test_sa_upcall_ack);
 	tcase_add_test(tc, test_sa_timeout);
 	tcase_add_test(tc, test_sa_no_competitor);
+	tcase_add_test(tc, test_sa_ack_seq_ops);
+	tcase_add_test(tc, test_sa_block_yield_without_ack);
+	tcase_add_test(tc, test_sleep_cancel_timeout);
+	tcase_add_test(tc, test_balloon_mode);
+	tcase_add_test(tc, test_balloon_uncapped_wc);
 	tcase_add_test(tc, test_delayed_preemption);
 	tcase_add_test(tc, test_differential_slices);
 	tcase_add_test(tc, test_options);

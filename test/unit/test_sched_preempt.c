@@ -9,6 +9,7 @@
 #include "errno.h"
 #include "log.h"
 #include "sched/policy.h"
+#include "abi.h"
 
 #define MS(x) ((stime_t)(x) * 1000000)
 #define US(x) ((stime_t)(x) * 1000)
@@ -242,7 +243,7 @@ START_TEST(test_dp_sa_ordering)
 	sched_wake(a, MS(6));
 	ck_assert_ptr_eq(sched_at(MS(6)), b);
 	ck_assert_int_eq(fake_injected, 2);
-	sched_sa_ack(b, MS(6) + US(300));
+	ck_assert_int_eq(sched_sa_ack(b, HV_SA_ACK_YIELD, b->sa_seq, MS(6) + US(300)), 0);
 	ck_assert(sched_need_resched(&P[0]));
 	ck_assert_ptr_eq(sched_at(MS(6) + US(300)), a);
 	/* And the SA limit first (delay 8 ms > limit 5 ms). */

@@ -15,7 +15,8 @@ EVENTS = [None, "YIELD", "PREEMPT", "WAKE", "BLOCK", "IDLE_BEGIN", "IDLE_END",
           "PLE", "SPIN_BEGIN", "SPIN_END", "MIGRATE", "SA_UPCALL", "SA_ACK",
           "SA_TIMEOUT", "DELAY_PREEMPT", "BALLOON_SLEEP", "BALLOON_WAKE",
           "BALLOON_MODE", "COSCHED_SIGNAL", "VMEXIT", "DEDICATED_BEGIN",
-          "DEDICATED_END", "PROFILE_START", "PROFILE_STOP", "MARK", "DP_DELAY"]
+          "DEDICATED_END", "PROFILE_START", "PROFILE_STOP", "MARK", "DP_DELAY",
+          "SA_STALE"]
 EV = {name: i for i, name in enumerate(EVENTS) if name}
 
 
