@@ -5,6 +5,8 @@ serves WORK_US of CPU per wake-up) plus a CPU hog, under build/hv.elf.
 Arms (one boot each, the same kernel and initramfs):
 
   io-only    latprobe alone (the paper's "I/O only" reference)
+  io-balloon latprobe and the balloon, no hog: the VM has slack, so the
+             mode turns WC each period and the upcall turns it NWC again
   vanilla    balloon=off: latprobe and hog, both CFS ("I/O+CPU")
   pv         the PV kernel, no balloon: latprobe SCHED_FIFO, hog flagged
              compute (static priority inside the guest alone)
@@ -28,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ARMS = ["io-only", "vanilla", "pv", "balloon-s", "balloon-d"]
+ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d"]
 
 
 def arm_run(arm, a):
@@ -37,6 +39,7 @@ def arm_run(arm, a):
     hog = "-c hog:0"
     return {
         "io-only": ([], lat),
+        "io-balloon": ([], f"balloon -b -- {lat}"),
         "vanilla": (["balloon=off"], f"balloon {hog} -- {lat}"),
         "pv": ([], f"balloon -s {hog} -- {lat}"),
         "balloon-s": ([], f"balloon -b -s {hog} -- {lat}"),
@@ -167,6 +170,15 @@ def main():
                 errs.append(f"{arm}: balloon not on (kernel or hypervisor support missing)")
             elif int(bal["sleeps"]) == 0:
                 errs.append(f"{arm}: the balloon never slept (no NWC mode?)")
+            elif int(bal["sleep_ms"]) * 1000 >= 2 * a.period_us * int(bal["sleeps"]):
+                # Sleeps end at the I/O task's timer (every period), not at
+                # the 10 ms tick or the 10 ms sleep timeout.
+                errs.append(f"{arm}: mean balloon sleep {bal['sleep_ms']} ms / {bal['sleeps']} "
+                            f"not below 2 periods: not woken by the I/O timer")
+        iob = rows.get("io-balloon", (None, None))[1]
+        if "io-balloon" in rows and (not iob or int(iob.get("upcalls", 0)) == 0
+                                     or int(iob.get("wcwait", 0)) == 0):
+            errs.append("io-balloon: no WC wait ended by a mode-change upcall")
         van = rows.get("vanilla", (None, None))[0]
         if van:
             if rows.get("vanilla", (None, {}))[1] and rows["vanilla"][1].get("on") != "0":
