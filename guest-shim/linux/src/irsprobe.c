@@ -1,0 +1,163 @@
+/*
+ * irsprobe: drive the IRS guest patches (seed 000; guest-shim/linux/patches/01xx)
+ * and report what /proc/irs counted meanwhile.
+ *
+ *   irsprobe pinned MS [CPU]   one spinning thread pinned to CPU (default: the
+ *                              last online CPU) for MS ms: every SA upcall it
+ *                              takes must be acked with yield at once
+ *   irsprobe spin MS [T]       T (default: online CPUs) unpinned spinning
+ *                              threads for MS ms: upcalls move them (migrations)
+ *
+ * Inside a vProfile window (HC_VPROF_START/STOP, allowed at CPL 3) when under
+ * this hypervisor, so its SA_UPCALL/SA_ACK/SA_TIMEOUT counts of the same
+ * interval are dumped on the serial console. Prints every /proc/irs line as
+ * "IRS <line>" and one
+ *   RESULT irsprobe mode=M ms=N threads=T upcalls=.. ack_yield=.. ack_block=..
+ *          ack_stale=.. now_pinned=.. migrations=.. ok=0|1
+ *   RESULT irslat mode=M failed_target=.. wake_preempt=.. lat_n=.. lat_mean_ns=..
+ *          lat_max_ns=.. profile=0|1
+ * with the counters' deltas over the window (ok=0: no /proc/irs); lat_max_ns
+ * is the maximum since boot (a maximum has no delta).
+ */
+#include "wl.h"
+#include "../../../hv/abi.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#define USAGE "irsprobe pinned MS [CPU] | irsprobe spin MS [THREADS]"
+#define MAX_THREADS 64
+
+static const char *const keys[] = {
+	"upcalls", "ack_yield", "ack_block", "ack_stale", "now_pinned", "migrations",
+	"failed_target", "wake_preempt", "lat_n", "lat_sum_ns", "lat_max_ns",
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static volatile uint64_t end_ns;
+
+/* Counters of /proc/irs by name; -1 when the file is missing. */
+static int read_irs(uint64_t v[NKEYS], int echo)
+{
+	char line[256];
+	FILE *f = fopen("/proc/irs", "r");
+
+	memset(v, 0, NKEYS * sizeof(v[0]));
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char name[64];
+		unsigned long long x;
+
+		if (echo)
+			printf("IRS %s", line);
+		if (sscanf(line, "%63s %llu", name, &x) != 2)
+			continue;
+		for (unsigned i = 0; i < NKEYS; i++)
+			if (!strcmp(name, keys[i]))
+				v[i] = x;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int hv_present(void)
+{
+	static const uint32_t leaves[] = { 0x40000000u, 0x40000100u };
+	uint32_t a, b, c, d;
+
+	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+	if (!(c & (1u << 31)))
+		return 0;
+	for (unsigned i = 0; i < 2; i++) {
+		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(leaves[i]), "c"(0));
+		if (b == HV_CPUID_SIG_EBX && c == HV_CPUID_SIG_ECX && d == HV_CPUID_SIG_EDX)
+			return 1;
+	}
+	return 0;
+}
+
+static long vprof_call(uint64_t nr)
+{
+	long ret;
+
+	__asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(0) : "rcx", "rdx", "rsi", "memory");
+	return ret;
+}
+
+static void *spin(void *arg)
+{
+	uint64_t x = (uintptr_t)arg;
+
+	while (wl_now_ns() < end_ns)
+		x = wl_work(20000, x);
+	return (void *)(uintptr_t)(x & 1);
+}
+
+static void *spin_pinned(void *arg)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET((int)(uintptr_t)arg, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		return (void *)2;
+	return spin(arg);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t a[NKEYS], b[NKEYS], d[NKEYS], ms, n = 1, arg = 0;
+	pthread_t tid[MAX_THREADS];
+	int pinned, cpus, prof, ok = 1;
+	void *rv;
+
+	if (argc < 3 || argc > 4 || (strcmp(argv[1], "pinned") && strcmp(argv[1], "spin"))) {
+		fprintf(stderr, "usage: %s\n", USAGE);
+		return 2;
+	}
+	pinned = !strcmp(argv[1], "pinned");
+	ms = wl_arg_u64(argv[2], "ms", USAGE);
+	cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (pinned)
+		arg = argc > 3 ? wl_arg_u64(argv[3], "cpu", USAGE) : (uint64_t)cpus - 1;
+	else
+		n = argc > 3 ? wl_arg_u64(argv[3], "threads", USAGE) : (uint64_t)cpus;
+	if (n < 1 || n > MAX_THREADS || arg >= (uint64_t)cpus) {
+		fprintf(stderr, "irsprobe: bad cpu or thread count\n");
+		return 2;
+	}
+	if (read_irs(a, 0))
+		ok = 0;
+	prof = hv_present() && vprof_call(HC_VPROF_START) >= 0;
+	end_ns = wl_now_ns() + ms * 1000000ull;
+	for (uint64_t i = 0; i < n; i++)
+		pthread_create(&tid[i], NULL, pinned ? spin_pinned : spin,
+			       (void *)(uintptr_t)(pinned ? arg : i));
+	for (uint64_t i = 0; i < n; i++) {
+		pthread_join(tid[i], &rv);
+		if (rv == (void *)2)
+			ok = 0;
+	}
+	if (prof)
+		vprof_call(HC_VPROF_STOP);
+	fflush(stdout);
+	if (read_irs(b, 1))
+		ok = 0;
+	for (unsigned i = 0; i < NKEYS; i++)
+		d[i] = b[i] - a[i];
+	d[10] = b[10];	/* lat_max_ns: a maximum, not a sum */
+	/* Two lines: the console splits lines longer than about 160 characters. */
+	printf("RESULT irsprobe mode=%s ms=%llu threads=%llu upcalls=%llu ack_yield=%llu "
+	       "ack_block=%llu ack_stale=%llu now_pinned=%llu migrations=%llu ok=%d\n",
+	       argv[1], (unsigned long long)ms, (unsigned long long)n,
+	       (unsigned long long)d[0], (unsigned long long)d[1], (unsigned long long)d[2],
+	       (unsigned long long)d[3], (unsigned long long)d[4], (unsigned long long)d[5], ok);
+	printf("RESULT irslat mode=%s failed_target=%llu wake_preempt=%llu lat_n=%llu "
+	       "lat_mean_ns=%llu lat_max_ns=%llu profile=%d\n", argv[1],
+	       (unsigned long long)d[6], (unsigned long long)d[7], (unsigned long long)d[8],
+	       (unsigned long long)(d[8] ? d[9] / d[8] : 0), (unsigned long long)d[10], prof);
+	return ok ? 0 : 1;
+}
