@@ -1,5 +1,5 @@
 # xBalloon, the Linux guest half (issue 15; seed 004 §4-5; docs/sched.md "Balloon").
-# Guest kernel: guest-shim/linux/patches/0050 (PV ABI common part) and 020x
+# Guest kernel: guest-shim/linux/patches/020x on the PV ABI receiver of 0101
 # (/dev/xballoon, static and dynamic priority); program guest-shim/linux/src/balloon.c.
 #   make test-linux-balloon  Bochs: a 1-vCPU VM capped at 50%, latprobe + hog,
 #                            balloon=off vs balloon with dynamic priority: the
