@@ -60,8 +60,9 @@ def run_arm(arm, a, keep):
             "--name", f"linux-balloon-{arm}", "--timeout", str(a.timeout)]
     for w in extra + a.append:
         argv += ["--append", w]
-    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     log = keep / "hv-smp1-serial.log"
+    log.unlink(missing_ok=True)   # never read a previous run's log
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     text = log.read_text(errors="replace") if log.exists() else ""
     text = re.sub(r"^\[vm\d+\] ", "", text, flags=re.M)
     (keep / f"{arm}-serial.log").write_text(text)
@@ -85,6 +86,7 @@ def sleepy(a, keep):
     runs a hog for 1 s. Both must finish: a sleeping guest never stalls
     another VM, and its own sleeps end."""
     log = keep / "sleepy-serial.log"
+    log.unlink(missing_ok=True)
     vms = [f'kind=linux vcpus=1 mem=128M name=sleepy cap={a.cap} cmdline="{BASE} '
            f'xballoon.timeout_us=0 hv.run=balloon,-b,-c,hog:0,-t,2"',
            'kind=linux vcpus=1 mem=128M name=other cmdline="' + BASE + ' hv.run=hog,1000"']
