@@ -16,7 +16,7 @@
 LINUX_OUT     := $(BUILD)/linux
 LINUX_FRAG    := guest-shim/linux/guest.config
 # Other areas add their own guest tools by appending to LINUX_BINS (mk/kvm.mk).
-LINUX_PROGS   := bartest blockbench hog interfere latprobe tscstamp
+LINUX_PROGS   := balloon bartest blockbench hog interfere latprobe tscstamp
 LINUX_BINS    := $(addprefix $(LINUX_OUT)/bin/,$(LINUX_PROGS))
 LINUX_WL_CC   := $(shell command -v musl-gcc >/dev/null 2>&1 && echo musl-gcc || echo $(HOSTCC))
 LINUX_BUSYBOX ?= /bin/busybox

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""xBalloon in Bochs (seed 004 §6.1, small scale): a 1-vCPU Linux VM capped at
+50% of one pCPU runs a timer-driven I/O task (latprobe: wakes every PERIOD_US,
+serves WORK_US of CPU per wake-up) plus a CPU hog, under build/hv.elf.
+Arms (one boot each, the same kernel and initramfs):
+
+  io-only    latprobe alone (the paper's "I/O only" reference)
+  io-balloon latprobe and the balloon, no hog: the VM has slack, so the
+             mode turns WC each period and the upcall turns it NWC again
+  vanilla    balloon=off: latprobe and hog, both CFS ("I/O+CPU")
+  pv         the PV kernel, no balloon: latprobe SCHED_FIFO, hog flagged
+             compute (static priority inside the guest alone)
+  balloon-s  balloon threads + static priority (seed 004 §4.4)
+  balloon-d  balloon threads, all CFS, waking I/O keeps vruntime (§4.5)
+
+Prints one row per arm (p50/p99 wake-up latency, I/O throughput, hog CPU,
+balloon sleeps) and, with --check, asserts what the Bochs test needs: the
+balloon slept in NWC and was woken (the I/O task's timer ends its sleeps),
+and the balloon arms' p99 is below the vanilla arm's.
+
+  tools/linux/balloonexp.py [--arms a,b,...] [--period-us 2000] [--count 500]
+                            [--work-us 200] [--cap 50] [--check] [--sleepy]
+                            [--keep DIR]
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d"]
+
+
+def arm_run(arm, a):
+    """(extra kernel cmdline words, the hv.run command) of an arm."""
+    lat = f"latprobe {a.period_us} {a.count} {a.work_us}"
+    hog = "-c hog:0"
+    return {
+        "io-only": ([], lat),
+        "io-balloon": ([], f"balloon -b -- {lat}"),
+        "vanilla": (["balloon=off"], f"balloon {hog} -- {lat}"),
+        "pv": ([], f"balloon -s {hog} -- {lat}"),
+        "balloon-s": ([], f"balloon -b -s {hog} -- {lat}"),
+        "balloon-d": ([], f"balloon -b {hog} -- {lat}"),
+    }[arm]
+
+
+def fields(text, name):
+    m = re.search(rf"^RESULT {name} (.*)$", text, re.M)
+    return dict(kv.split("=", 1) for kv in m[1].split()) if m else None
+
+
+def run_arm(arm, a, keep):
+    extra, cmd = arm_run(arm, a)
+    argv = [sys.executable, str(ROOT / "tools/linux/boot-bare.py"), "--emu", "hv",
+            "--cpus", "1", "--hv", a.hv, "--kernel", a.kernel, "--initrd", a.initrd,
+            "--vm-opt", f"cap={a.cap}", "--run", cmd, "--keep", str(keep),
+            "--name", f"linux-balloon-{arm}", "--timeout", str(a.timeout)]
+    for w in extra + a.append:
+        argv += ["--append", w]
+    log = keep / "hv-smp1-serial.log"
+    log.unlink(missing_ok=True)   # never read a previous run's log
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    text = re.sub(r"^\[vm\d+\] ", "", text, flags=re.M)
+    (keep / f"{arm}-serial.log").write_text(text)
+    ok = p.returncode == 0
+    if not ok:
+        print(p.stdout[-3000:], file=sys.stderr)
+    lat = fields(text, "latprobe")
+    if lat:
+        lat.update(fields(text, "latprobe-io") or {})
+    return ok, lat, fields(text, "balloon"), text
+
+
+BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
+        "panic=-1 quiet")
+
+
+def sleepy(a, keep):
+    """Two VMs on one pCPU: vm0 (capped) runs the balloon with no sleep
+    timeout (xballoon.timeout_us=0) beside a hog and no I/O task for 2 s,
+    so only interrupts (its tick, the hog's preemption) end its sleeps; vm1
+    runs a hog for 1 s. Both must finish: a sleeping guest never stalls
+    another VM, and its own sleeps end."""
+    log = keep / "sleepy-serial.log"
+    log.unlink(missing_ok=True)
+    vms = [f'kind=linux vcpus=1 mem=128M name=sleepy cap={a.cap} cmdline="{BASE} '
+           f'xballoon.timeout_us=0 hv.run=balloon,-b,-c,hog:0,-t,2"',
+           'kind=linux vcpus=1 mem=128M name=other cmdline="' + BASE + ' hv.run=hog,1000"']
+    argv = [sys.executable, str(ROOT / "tools/hvrun"), "--emu", "bochs", "--cpus", "1",
+            "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
+            "--serial-log", str(log), "--timeout", str(a.timeout),
+            "--workdir", str(keep / "hvrun-sleepy")]
+    for vm in vms:
+        argv += ["--vm", vm, "--image", a.kernel, "--initrd", a.initrd]
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    bal = re.search(r"^\[sleepy\] RESULT balloon (.*)$", text, re.M)
+    hog = re.search(r"^\[other\] RESULT hog (.*)$", text, re.M)
+    errs = []
+    if not bal:
+        errs.append("the sleeping VM did not finish")
+    else:
+        b = dict(kv.split("=", 1) for kv in bal[1].split())
+        print(f"sleepy: balloon {bal[1]}")
+        if b.get("on") != "1" or int(b.get("sleeps", 0)) == 0:
+            errs.append("the balloon did not sleep")
+    if not hog:
+        errs.append("the other VM's hog did not finish")
+    else:
+        print(f"sleepy: other VM hog {hog[1]}")
+    if errs:
+        print(p.stdout[-2000:], file=sys.stderr)
+    for e in errs:
+        print(f"balloonexp: sleepy: {e}")
+    print(f"TEST linux-balloon-sleepy {'FAIL' if errs else 'PASS'}")
+    return not errs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arms", default=",".join(ARMS))
+    ap.add_argument("--period-us", type=int, default=2000)
+    ap.add_argument("--count", type=int, default=500)
+    ap.add_argument("--work-us", type=int, default=200)
+    ap.add_argument("--cap", type=int, default=50)
+    ap.add_argument("--append", action="append", default=[], help="extra kernel cmdline word")
+    ap.add_argument("--hv", default="build/hv.elf")
+    ap.add_argument("--kernel", default="build/linux/bzImage")
+    ap.add_argument("--initrd", default="build/linux/initramfs.cpio")
+    ap.add_argument("--timeout", type=int, default=240)
+    ap.add_argument("--keep", help="keep serial logs here")
+    ap.add_argument("--check", action="store_true", help="assert (the Bochs test)")
+    ap.add_argument("--sleepy", action="store_true",
+                    help="also the two-VM run: a balloon without sleep timeout beside another VM")
+    a = ap.parse_args()
+    arms = [x for x in a.arms.split(",") if x]
+    for x in arms:
+        if x not in ARMS:
+            ap.error(f"unknown arm {x}")
+    keep_root = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="balloonexp-"))
+    rows, errs = {}, []
+    print(f"balloonexp: 1 vCPU, cap {a.cap}%, latprobe period {a.period_us} us x {a.count}, "
+          f"{a.work_us} us work per wake-up; logs in {keep_root}", flush=True)
+    print(f"{'arm':10} {'p50_us':>8} {'p99_us':>9} {'max_us':>9} {'ops/s':>7} {'missed':>6} "
+          f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8}", flush=True)
+    for arm in arms:
+        keep = keep_root / arm
+        keep.mkdir(parents=True, exist_ok=True)
+        ok, lat, bal, _ = run_arm(arm, a, keep)
+        rows[arm] = (lat, bal)
+        if not ok or not lat:
+            errs.append(f"{arm}: run failed (logs in {keep})")
+            print(f"{arm:10} FAILED", flush=True)
+            continue
+        b = bal or {}
+        print(f"{arm:10} {int(lat['p50_ns']) / 1e3:8.1f} {int(lat['p99_ns']) / 1e3:9.1f} "
+              f"{int(lat['max_ns']) / 1e3:9.1f} {lat.get('ops_per_s', '-'):>7} "
+              f"{lat.get('missed', '-'):>6} {b.get('hog_ms', '-'):>7} "
+              f"{b.get('sleeps', '-'):>7} {b.get('cancel', '-'):>6} {b.get('upcalls', '-'):>7} "
+              f"{b.get('sleep_ms', '-'):>8}", flush=True)
+    if a.check:
+        for arm in ("balloon-s", "balloon-d"):
+            lat, bal = rows.get(arm, (None, None))
+            if arm not in rows:
+                continue
+            if not bal or bal.get("on") != "1":
+                errs.append(f"{arm}: balloon not on (kernel or hypervisor support missing)")
+            elif int(bal["sleeps"]) == 0:
+                errs.append(f"{arm}: the balloon never slept (no NWC mode?)")
+            elif int(bal["sleep_ms"]) * 1000 >= 2 * a.period_us * int(bal["sleeps"]):
+                # Sleeps end at the I/O task's timer (every period), not at
+                # the 10 ms tick or the 10 ms sleep timeout.
+                errs.append(f"{arm}: mean balloon sleep {bal['sleep_ms']} ms / {bal['sleeps']} "
+                            f"not below 2 periods: not woken by the I/O timer")
+        iob = rows.get("io-balloon", (None, None))[1]
+        if "io-balloon" in rows and (not iob or int(iob.get("upcalls", 0)) == 0
+                                     or int(iob.get("wcwait", 0)) == 0):
+            errs.append("io-balloon: no WC wait ended by a mode-change upcall")
+        van = rows.get("vanilla", (None, None))[0]
+        if van:
+            if rows.get("vanilla", (None, {}))[1] and rows["vanilla"][1].get("on") != "0":
+                errs.append("vanilla: balloon=off did not turn the balloon off")
+            for arm in ("balloon-s", "balloon-d"):
+                lat = rows.get(arm, (None, None))[0]
+                if lat and int(lat["p99_ns"]) >= int(van["p99_ns"]):
+                    errs.append(f"{arm}: p99 {lat['p99_ns']} ns not below vanilla's "
+                                f"{van['p99_ns']} ns")
+    for e in errs:
+        print(f"balloonexp: {e}")
+    print(f"TEST linux-balloon {'FAIL' if errs else 'PASS'}")
+    ok = not errs
+    if a.sleepy:
+        keep = keep_root / "sleepy"
+        keep.mkdir(parents=True, exist_ok=True)
+        ok = sleepy(a, keep) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
