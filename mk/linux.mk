@@ -35,7 +35,7 @@ $(LINUX_OUT)/bzImage: $(LINUX_FRAG) $(LINUX_PATCHES) tools/linux/build-kernel.sh
 	@img=$$(tools/linux/build-kernel.sh $(LINUX_FRAG)) && cp "$$img" $@
 	@echo "linux: $@ ($$(stat -c %s $@) B)"
 
-$(LINUX_OUT)/bin/%: guest-shim/linux/src/%.c guest-shim/linux/src/wl.h
+$(LINUX_OUT)/bin/%: guest-shim/linux/src/%.c guest-shim/linux/src/wl.h guest-shim/linux/src/hvcall.h
 	@mkdir -p $(dir $@)
 	$(LINUX_WL_CC) -static -O2 -s -Wall -Wextra -Werror -pthread -o $@ $<
 

@@ -20,7 +20,7 @@
  * is the maximum since boot (a maximum has no delta).
  */
 #include "wl.h"
-#include "../../../hv/abi.h"
+#include "hvcall.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -61,30 +61,6 @@ static int read_irs(uint64_t v[NKEYS], int echo)
 	}
 	fclose(f);
 	return 0;
-}
-
-static int hv_present(void)
-{
-	static const uint32_t leaves[] = { 0x40000000u, 0x40000100u };
-	uint32_t a, b, c, d;
-
-	__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-	if (!(c & (1u << 31)))
-		return 0;
-	for (unsigned i = 0; i < 2; i++) {
-		__asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(leaves[i]), "c"(0));
-		if (b == HV_CPUID_SIG_EBX && c == HV_CPUID_SIG_ECX && d == HV_CPUID_SIG_EDX)
-			return 1;
-	}
-	return 0;
-}
-
-static long vprof_call(uint64_t nr)
-{
-	long ret;
-
-	__asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(0) : "rcx", "rdx", "rsi", "memory");
-	return ret;
 }
 
 static void *spin(void *arg)
