@@ -43,13 +43,18 @@ static void note(unsigned cat, int fault)
  * RTE can route the PIT (a period down to ~100 us) as NMI: under Bochs one
  * NMI round trip (handler, IRET, NMI-window exit) takes longer, so the next
  * NMI is always latched at IRET and no instruction outside the handler ever
- * runs (SDM §26.7.6; docs/interrupts.md). Every 1024th NMI masks the sources. */
+ * runs (SDM §26.7.6; docs/interrupts.md). Every 1024th NMI masks the sources,
+ * except the pin op_hlt() armed to end its HLT with IF=0 (masking that one
+ * between its setup and the HLT left the vCPU halted for good). */
+static volatile unsigned hlt_gsi = ~0u;
+
 static bool hook(unsigned v)
 {
 	if (v == 2) {
 		if (++nmis % 1024 == 0)
 			for (unsigned p = 0; p < ioapic_nr_pins(); p++)
-				ioapic_mask(p);
+				if (p != hlt_gsi)
+					ioapic_mask(p);
 		return true;
 	}
 	if (v >= 16) {
@@ -649,6 +654,7 @@ static void op_hlt(void)
 
 	apic_restore();
 
+	hlt_gsi = gsi;
 	ioapic_write(0x10 + 2 * gsi + 1, apic_id() << 24);
 	ioapic_write(0x10 + 2 * gsi, 4u << 8);
 	outb(0x43, 0x34);
@@ -657,6 +663,7 @@ static void op_hlt(void)
 	cli();
 	hlt();
 	sti();
+	hlt_gsi = ~0u;
 	ioapic_mask(gsi);
 	outb(0x43, 0x30);
 	outb(0x40, 0);
