@@ -51,10 +51,17 @@ static volatile unsigned hlt_gsi = ~0u;
 static bool hook(unsigned v)
 {
 	if (v == 2) {
-		if (++nmis % 1024 == 0)
+		if (++nmis % 1024 == 0) {
+			/* IOREGSEL is shared with the interrupted code's
+			 * select/window pair: put it back. */
+			volatile uint32_t *sel = (volatile uint32_t *)acpi_ioapic_base();
+			uint32_t saved = *sel;
+
 			for (unsigned p = 0; p < ioapic_nr_pins(); p++)
 				if (p != hlt_gsi)
 					ioapic_mask(p);
+			*sel = saved;
+		}
 		return true;
 	}
 	if (v >= 16) {
@@ -654,12 +661,14 @@ static void op_hlt(void)
 
 	apic_restore();
 
-	hlt_gsi = gsi;
-	ioapic_write(0x10 + 2 * gsi + 1, apic_id() << 24);
-	ioapic_write(0x10 + 2 * gsi, 4u << 8);
+	/* The PIT at 10 ms first (an earlier op may have left it storming),
+	 * then the pin, spared from the storm quench from here to the HLT. */
 	outb(0x43, 0x34);
 	outb(0x40, 0x9c);       /* 11932: 10 ms */
 	outb(0x40, 0x2e);
+	hlt_gsi = gsi;
+	ioapic_write(0x10 + 2 * gsi + 1, apic_id() << 24);
+	ioapic_write(0x10 + 2 * gsi, 4u << 8);
 	cli();
 	hlt();
 	sti();
