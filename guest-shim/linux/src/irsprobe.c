@@ -16,8 +16,12 @@
  *          ack_stale=.. now_pinned=.. migrations=.. ok=0|1
  *   RESULT irslat mode=M failed_target=.. wake_preempt=.. lat_n=.. lat_mean_ns=..
  *          lat_max_ns=.. profile=0|1
+ *   RESULT irshist mode=M le5=.. le10=.. .. gt1000=.. win_max_ns=.. win_max_exact=0|1
  * with the counters' deltas over the window (ok=0: no /proc/irs); lat_max_ns
- * is the maximum since boot (a maximum has no delta).
+ * is the maximum since boot (a maximum has no delta), so an ack at boot, before
+ * the window, can set it. win_max_ns bounds the window's own acks: exact when
+ * the since-boot maximum rose inside the window, else the upper bound of the
+ * highest latency-histogram bucket the window added to.
  */
 #include "wl.h"
 #include "hvcall.h"
@@ -36,15 +40,37 @@ static const char *const keys[] = {
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
+/* The buckets of /proc/irs's lat_hist_us line, in microseconds (0: above the last). */
+static const unsigned hist_us[] = { 5, 10, 20, 50, 100, 200, 500, 1000, 0 };
+#define NHIST (sizeof(hist_us) / sizeof(hist_us[0]))
+
 static volatile uint64_t end_ns;
 
+/* "lat_hist_us le5:17 le10:0 .. gt1000:0" into h[] by position. */
+static void parse_hist(const char *line, uint64_t h[NHIST])
+{
+	const char *p = strchr(line, ' ');
+	unsigned i = 0;
+
+	while (p && i < NHIST) {
+		const char *c = strchr(p, ':');
+		unsigned long long x;
+
+		if (!c || sscanf(c + 1, "%llu", &x) != 1)
+			break;
+		h[i++] = x;
+		p = strchr(c, ' ');
+	}
+}
+
 /* Counters of /proc/irs by name; -1 when the file is missing. */
-static int read_irs(uint64_t v[NKEYS], int echo)
+static int read_irs(uint64_t v[NKEYS], uint64_t h[NHIST], int echo)
 {
 	char line[256];
 	FILE *f = fopen("/proc/irs", "r");
 
 	memset(v, 0, NKEYS * sizeof(v[0]));
+	memset(h, 0, NHIST * sizeof(h[0]));
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -53,6 +79,8 @@ static int read_irs(uint64_t v[NKEYS], int echo)
 
 		if (echo)
 			printf("IRS %s", line);
+		if (!strncmp(line, "lat_hist_us ", 12))
+			parse_hist(line, h);
 		if (sscanf(line, "%63s %llu", name, &x) != 2)
 			continue;
 		for (unsigned i = 0; i < NKEYS; i++)
@@ -85,7 +113,9 @@ static void *spin_pinned(void *arg)
 
 int main(int argc, char **argv)
 {
-	uint64_t a[NKEYS], b[NKEYS], d[NKEYS], ms, n = 1, arg = 0;
+	uint64_t a[NKEYS], b[NKEYS], d[NKEYS], ha[NHIST], hb[NHIST], ms, n = 1, arg = 0;
+	uint64_t win_max = 0;
+	int exact = 0;
 	pthread_t tid[MAX_THREADS];
 	int pinned, cpus, prof, ok = 1;
 	void *rv;
@@ -105,7 +135,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "irsprobe: bad cpu or thread count\n");
 		return 2;
 	}
-	if (read_irs(a, 0))
+	if (read_irs(a, ha, 0))
 		ok = 0;
 	prof = hv_present() && vprof_call(HC_VPROF_START) >= 0;
 	end_ns = wl_now_ns() + ms * 1000000ull;
@@ -120,7 +150,7 @@ int main(int argc, char **argv)
 	if (prof)
 		vprof_call(HC_VPROF_STOP);
 	fflush(stdout);
-	if (read_irs(b, 1))
+	if (read_irs(b, hb, 1))
 		ok = 0;
 	for (unsigned i = 0; i < NKEYS; i++)
 		d[i] = b[i] - a[i];
@@ -135,5 +165,20 @@ int main(int argc, char **argv)
 	       "lat_mean_ns=%llu lat_max_ns=%llu profile=%d\n", argv[1],
 	       (unsigned long long)d[6], (unsigned long long)d[7], (unsigned long long)d[8],
 	       (unsigned long long)(d[8] ? d[9] / d[8] : 0), (unsigned long long)d[10], prof);
+	if (b[10] > a[10]) {
+		win_max = b[10];
+		exact = 1;
+	} else {
+		for (unsigned i = 0; i < NHIST; i++)
+			if (hb[i] > ha[i])
+				win_max = hist_us[i] ? hist_us[i] * 1000ull : a[10];
+		if (win_max > a[10])
+			win_max = a[10];
+	}
+	printf("RESULT irshist mode=%s", argv[1]);
+	for (unsigned i = 0; i < NHIST; i++)
+		printf(" %s%u=%llu", hist_us[i] ? "le" : "gt", hist_us[i] ? hist_us[i] : hist_us[i - 1],
+		       (unsigned long long)(hb[i] - ha[i]));
+	printf(" win_max_ns=%llu win_max_exact=%d\n", (unsigned long long)win_max, exact);
 	return ok ? 0 : 1;
 }
