@@ -11,8 +11,17 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 PCPUS = 4
+DS_SEEDS = (1, 2, 3)   # sched_seed of the DS runs (hvsim is deterministic per seed)
+
+
+def pins(*vms):
+    """Seed 001 §3.1 (the testbed of §5 too): each vCPU of the parallel VM is
+    pinned to its own core and the interfering VM's vCPUs to the same set of
+    cores, vCPU i of every VM on pCPU i."""
+    return "".join(f"pin {vm}.{i} {i}\n" for vm in vms for i in range(PCPUS))
 
 # Fig. 9: blocking (barrier) programs, 4 threads. Fine-grained = synchronises
 # every 20-30 ms (streamcluster), coarse = every few seconds (fluidanimate).
@@ -26,6 +35,16 @@ BG = {
 }
 DP = [("credit", []), ("DP(2ms)", ["sched_dp_us=2000"]), ("DP(8ms)", ["sched_dp_us=8000"]),
       ("adaptive", ["sched_dp=adaptive"])]
+
+
+# Why Fig. 9 does not reproduce in hvsim (measured; docs/sched.md "Why Fig. 9
+# does not show"). Printed with its XFAIL checks.
+FIG9_GAP = ("credit already splits the machine about evenly between the two 4-vCPU VMs "
+            "(shares 0.43-0.50) and leaves at most ~6% of pCPU time idle, so eq. 1's lag "
+            "averages ~0, eq. 2 keeps the adaptive delay below 60 us in three pairs of four "
+            "(dmax), and no delay has more than that idle time to win back; the paper's gain "
+            "needs Xen's uneven allocation to fine-grained programs (§3.2) or preemption costs "
+            "in compute time, neither of which hvsim's two barrier programs show")
 
 
 def run(hvsim, text, opts=()):
@@ -43,7 +62,26 @@ def run(hvsim, text, opts=()):
             res["vm"][kv["name"]] = kv
         elif kind == "run":
             res["run"] = kv
+        elif kind == "vcpu":
+            res.setdefault("vcpu", []).append(kv)
     return res
+
+
+def dp_delay_max_us(hvsim, text, opts):
+    """Largest adaptive delay any vCPU had during the run (VPE_DP_DELAY
+    events of the vProfile trace, read back with `tools/vprof dp`)."""
+    vprof = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vprof")
+    with tempfile.TemporaryDirectory() as d:
+        tr = os.path.join(d, "t.vprof")
+        args = [hvsim, "-t", tr]
+        for o in opts:
+            args += ["-o", o]
+        subprocess.run(args + ["-"], input=text, capture_output=True, text=True, timeout=120,
+                       check=True)
+        out = subprocess.run([sys.executable, vprof, "dp", tr], capture_output=True, text=True,
+                             timeout=120, check=True).stdout
+    return max((float(l.split()[6]) for l in out.splitlines()[1:] if len(l.split()) >= 8),
+               default=0.0)
 
 
 def scenario(fg, bg, extra=""):
@@ -51,12 +89,14 @@ def scenario(fg, bg, extra=""):
     s += f"program fgp\n  {fg}\nend\nthread fg.0-3 fgp\n"
     if bg:
         s += f"vm bg vcpus=4\nbarrier c 4\nprogram bgp\n  {bg}\nend\nthread bg.0-3 bgp\n"
-    return s
+    return s + pins("fg", "bg") if bg else s + pins("fg")
 
 
 def fig9(hvsim):
     """Slowdowns of fg (completion) and bg (progress = CPU time of a blocking
-    program, relative to its rate alone) for each fg x bg pair and DP setting."""
+    program, relative to its rate alone) for each fg x bg pair and DP setting,
+    with what explains them: idle pCPU time, each VM's share of the machine,
+    the preemptions DP held, the largest adaptive delay of the run."""
     solo_fg = {k: float(run(hvsim, scenario(v, None))["vm"]["fg"]["completion_ms"])
                for k, v in FG.items()}
     solo_bg = {}
@@ -67,18 +107,31 @@ def fig9(hvsim):
     for fk, fv in FG.items():
         for bk, bv in BG.items():
             for name, opts in DP:
-                r = run(hvsim, scenario(fv, bv), opts)
+                text = scenario(fv, bv)
+                r = run(hvsim, text, opts)
+                end = float(r["run"]["end_ms"])
                 fgs = float(r["vm"]["fg"]["completion_ms"]) / solo_fg[fk]
-                rate = float(r["vm"]["bg"]["cpu_ms"]) / float(r["run"]["end_ms"])
+                rate = float(r["vm"]["bg"]["cpu_ms"]) / end
                 bgs = solo_bg[bk] / rate if rate > 0 else float("inf")
-                rows.append((fk, bk, name, fgs, bgs, math.sqrt(fgs * bgs)))
+                diag = {
+                    "idle": float(r["run"]["idle_ms"]) / (PCPUS * end),
+                    "share_fg": float(r["vm"]["fg"]["share"]),
+                    "share_bg": float(r["vm"]["bg"]["share"]),
+                    "delayed": sum(int(v["delayed"]) for v in r["vcpu"]),
+                    "preempt": sum(int(v["preempt"]) for v in r["vcpu"]),
+                    "dmax_us": dp_delay_max_us(hvsim, text, opts) if "sched_dp=adaptive" in opts
+                    else None,
+                }
+                rows.append((fk, bk, name, fgs, bgs, math.sqrt(fgs * bgs), diag))
     return rows
 
 
 def fig10(hvsim):
-    """Spinning (spin-then-block 200 us, as OpenMP) 4-thread programs, memory-
-    bound and CPU-bound, against persistent and periodic interference; credit
-    with 30 ms slices vs DS with random 10-30 ms slices per pCPU."""
+    """Spinning (spin-then-block 200 us) 4-thread programs, memory-bound and
+    CPU-bound, against 4-loop persistent and periodic (10 ms on / 10 ms off)
+    interference (§2.4), pinned as the paper's testbed (§3.1); credit with
+    30 ms slices vs DS with random 10-30 ms slices per pCPU (§5.2), DS as the
+    mean over DS_SEEDS (its per-pCPU PRNG seeds)."""
     rows = []
     for kind in ("mem", "cpu"):
         burst = "compute 5ms mem" if kind == "mem" else "compute 5ms"
@@ -87,11 +140,13 @@ def fig10(hvsim):
             text = (f"pcpus {PCPUS}\nseed 5\nduration 60s\nmemory alpha=0.6 free=1\n"
                     f"vm par vcpus=4\nvm intf vcpus=4\nbarrier b 4\n"
                     f"program worker\n  {prog}\nend\nthread par.0-3 worker\n"
-                    f"thread intf.0-3 {intf}\n")
+                    f"thread intf.0-3 {intf}\n" + pins("par", "intf"))
             c = float(run(hvsim, text)["vm"]["par"]["completion_ms"])
-            d = float(run(hvsim, text, ["sched_ds_min_ms=10", "sched_ds_max_ms=30"])
-                      ["vm"]["par"]["completion_ms"])
-            rows.append((kind, intf.split()[0], c, d, 1 - d / c))
+            ds = [float(run(hvsim, text, ["sched_ds_min_ms=10", "sched_ds_max_ms=30",
+                                          f"sched_seed={sd}"])["vm"]["par"]["completion_ms"])
+                  for sd in DS_SEEDS]
+            d = sum(ds) / len(ds)
+            rows.append((kind, intf.split()[0], c, d, 1 - d / c, [1 - x / c for x in ds]))
     return rows
 
 
@@ -120,39 +175,67 @@ def main(argv):
         if not ok:
             bad.append(what)
 
+    def xfail(ok, what, why):
+        """A shape hvsim does not reproduce (docs/sched.md): XFAIL with its
+        measured cause, XPASS once it holds; neither fails the run."""
+        print(f"  {'XPASS' if ok else 'XFAIL'} {what}" + ("" if ok else f" [known gap: {why}]"))
+
     if a.only in (None, "dp"):
         rows = fig9(a.hvsim)
-        print("Fig. 9 shape (slowdown vs alone; gmean = sqrt(fg x bg)):")
-        print(f"  {'fg':7} {'bg':7} {'setting':9} {'fg':>6} {'bg':>6} {'gmean':>6}")
-        for fk, bk, name, fgs, bgs, g in rows:
-            print(f"  {fk:7} {bk:7} {name:9} {fgs:6.3f} {bgs:6.3f} {g:6.3f}")
-        by = {(fk, bk, n): (f, b, g) for fk, bk, n, f, b, g in rows}
+        print("Fig. 9 shape, pinned (slowdown vs alone; gmean = sqrt(fg x bg); idle = idle pCPU "
+              "time; share = VM's part of the machine; held = wake-up preemptions DP held / preemptions that happened (a hold ended by prev blocking is no preemption); "
+              "dmax = largest adaptive delay in the run):")
+        print(f"  {'fg':7} {'bg':7} {'setting':9} {'fg':>6} {'bg':>6} {'gmean':>6} {'idle':>6} "
+              f"{'share':>11} {'held':>8} {'dmax':>8}")
+        for fk, bk, name, fgs, bgs, g, d in rows:
+            dm = f"{d['dmax_us']:.0f}us" if d["dmax_us"] is not None else "-"
+            print(f"  {fk:7} {bk:7} {name:9} {fgs:6.3f} {bgs:6.3f} {g:6.3f} "
+                  f"{100 * d['idle']:5.1f}% {d['share_fg']:.3f}/{d['share_bg']:.3f} "
+                  f"{d['delayed']:3d}/{d['preempt']:<4d} {dm:>8}")
+        by = {(fk, bk, n): (f, b, g, d) for fk, bk, n, f, b, g, d in rows}
         allg = {n: math.exp(sum(math.log(by[k][2]) for k in by if k[2] == n) /
-                            sum(1 for k in by if k[2] == n)) for _, n in [(0, d[0]) for d in DP]}
+                            sum(1 for k in by if k[2] == n)) for n, _ in DP}
         for n, g in allg.items():
             print(f"  overall gmean {n:9} {g:6.3f}  ({100 * (1 - g / allg['credit']):+.1f}% vs credit; paper: adaptive +12%)")
+        idle = max(by[k][3]["idle"] for k in by if k[2] == "credit")
+        print(f"  credit leaves at most {100 * idle:.1f}% of pCPU time idle in any pair: the "
+              "bound on what any delay can win back here")
         if a.check:
             best = {}
             for fk in FG:
                 for bk in BG:
                     fixed = {n: by[(fk, bk, n)][2] for n in ("DP(2ms)", "DP(8ms)")}
                     best[(fk, bk)] = min(fixed.values())
-            # The paper's 12% gain is not reproduced by hvsim (docs/sched.md):
-            # assert only that adaptive DP costs nothing overall.
             want(allg["adaptive"] < 1.02 * allg["credit"], "adaptive DP overall gmean within 2% of credit or better")
             for (fk, bk), b in best.items():
                 want(by[(fk, bk, "adaptive")][2] <= 1.10 * b,
                      f"adaptive within 10% of the best fixed delay ({fk} fg, {bk} bg)")
+            want(all(by[k][3]["delayed"] > 0 for k in by if k[2] in ("DP(2ms)", "DP(8ms)")),
+                 "fixed DP holds wake-up preemptions in every pair")
+            # The paper's shapes (§5.1, Fig. 9): known gaps, see FIG9_GAP.
+            xfail(allg["adaptive"] <= 0.95 * allg["credit"],
+                  f"adaptive DP overall gmean >= 5% below credit (paper 12%): "
+                  f"{allg['adaptive']:.3f} vs {allg['credit']:.3f}", FIG9_GAP)
+            fine = by[("fine", "fine", "DP(2ms)")][0] < by[("fine", "fine", "DP(8ms)")][0]
+            coarse = by[("coarse", "fine", "DP(8ms)")][0] < by[("coarse", "fine", "DP(2ms)")][0]
+            xfail(fine and coarse, "fine bg (Fig. 9a): DP(2ms) best for the fine fg, DP(8ms) for "
+                  "the coarse fg", FIG9_GAP)
     if a.only in (None, "ds"):
         rows = fig10(a.hvsim)
-        print("Fig. 10 shape (completion ms, credit 30 ms slices vs DS 10-30 ms):")
-        for kind, intf, c, d, gain in rows:
-            print(f"  {kind:4} {intf:10} credit {c:9.1f} DS {d:9.1f} gain {100 * gain:+5.1f}%")
-        print("  paper: memory-bound +32% avg (up to +38%) persistent; CPU-bound (cg) about 0")
+        print(f"Fig. 10 shape, pinned (completion ms, credit 30 ms slices vs DS 10-30 ms, DS mean "
+              f"of sched_seed {','.join(map(str, DS_SEEDS))}):")
+        for kind, intf, c, d, gain, per in rows:
+            print(f"  {kind:4} {intf:10} credit {c:9.1f} DS {d:9.1f} gain {100 * gain:+5.1f}% "
+                  f"(per seed {' '.join(f'{100 * x:+.1f}' for x in per)})")
+        print("  paper: persistent (10a) memory-bound +32% avg (up to +38%), CPU-bound (cg) about 0;"
+              " periodic (10b) DS better on all but cg, cg slightly worse")
         if a.check:
-            g = {(k, i): gain for k, i, _, _, gain in rows}
-            want(g[("mem", "persistent")] > 0.10, "DS helps the memory-bound program > 10% (persistent)")
-            want(abs(g[("cpu", "persistent")]) < 0.06, "DS leaves the CPU-bound program within 6% (persistent)")
+            g = {(k, i): gain for k, i, _, _, gain, _ in rows}
+            want(g[("mem", "persistent")] > 0.05, "DS helps the memory-bound program > 5% (persistent)")
+            want(abs(g[("cpu", "persistent")]) < 0.05, "DS leaves the CPU-bound program within 5% (persistent)")
+            want(g[("mem", "periodic")] > 0.05, "DS helps the memory-bound program > 5% (periodic)")
+            want(-0.05 < g[("cpu", "periodic")] < 0.02,
+                 "DS leaves the CPU-bound program within 5%, not better (periodic)")
     if a.only in (None, "ple"):
         rows = dict(ple(a.hvsim))
         print("PLE (completion ms of the spinlock VM):")
