@@ -4,7 +4,7 @@ differential scheduling (Fig. 10 shape), plus PLE directed vs undirected vs
 off. Generates the scenarios, runs hvsim, prints a table beside the paper's
 numbers and, with --check, asserts the shapes (make test-sim runs it).
 
-  repro_preempt.py [--hvsim build/sim/hvsim] [--check] [--only dp|ds|ple]
+  repro_preempt.py [--hvsim build/sim/hvsim] [--check] [--only dp|ds|ple] [--dp-sweep]
 """
 import argparse
 import math
@@ -202,7 +202,21 @@ def main(argv):
     ap.add_argument("--hvsim", default="build/sim/hvsim")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--only", choices=["dp", "ds", "ple"])
+    ap.add_argument("--dp-sweep", action="store_true",
+                    help="only: Fig. 9 pairs under fixed delays 0-16 ms (fg slowdown/gmean)")
     a = ap.parse_args(argv)
+    if a.dp_sweep:
+        global DP
+        DP = [("0", [])] + [(f"{d // 1000 if d >= 1000 else d / 1000}ms", [f"sched_dp_us={d}"])
+                            for d in (500, 1000, 2000, 4000, 8000, 16000)]
+        rows = fig9(a.hvsim)
+        print("Fig. 9 pairs, pinned, fixed delay sweep: fg slowdown / gmean of fg and bg")
+        print(f"  {'fg/bg':14}" + "".join(f"{n:>14}" for n, _ in DP))
+        for fk in FG:
+            for bk in BG:
+                print(f"  {fk + '/' + bk:14}" + "".join(f"   {f:.3f}/{g:.3f}" for x, y, _, f, _, g, _
+                                                       in rows if (x, y) == (fk, bk)))
+        return 0
     bad = []
 
     def want(ok, what):
