@@ -5,8 +5,9 @@
  * must fault at the element that leaves the segment (SDM vol. 3 §5.3: #GP(0),
  * #SS(0) through SS; expand-down with B=0 ends at 0xFFFF), with ECX/ESI/EDI
  * counting the elements done, and INSB into a read-only or null ES faults
- * (§3.4.5.1, §5.4.1). The 64-bit build loads the same selectors and checks
- * that nothing faults and ES/DS bases are ignored (vol. 1 §3.4.2.1). */
+ * (§3.4.5.1, §5.4.1), as does OUTSB through an execute-only CS. The 64-bit
+ * build loads the same selectors and checks that nothing faults and ES/DS
+ * bases are ignored (vol. 1 §3.4.2.1). */
 #include "guest.h"
 
 const char test_name[] = "seglimit";
@@ -21,7 +22,8 @@ const char test_name[] = "seglimit";
 #define SEL_DN16  0x38            /* expand-down RW, B=0, base buf - 0xf000, limit 0x0fff */
 #define SEL_SS    0x40            /* data RW, base 0, limit ss_limit (4 KiB granular) */
 #define SEL_MMIO  0x48            /* data RW, base HOLE, limit 0xfff */
-#define NDESC     10
+#define SEL_XO    0x50            /* 32-bit code, execute-only, flat */
+#define NDESC     11
 
 struct dtr { uint16_t limit; uintptr_t base; } __attribute__((packed));
 struct res { uintptr_t fault, cx, si, di; };
@@ -91,6 +93,7 @@ static void setup(void)
 	gdt[SEL_DN16 >> 3] = desc(b - 0xf000, 0x0fff, 0x97, 0x0);
 	gdt[SEL_SS >> 3] = desc(0, (uint32_t)(ss_limit >> 12), 0x93, 0xc);
 	gdt[SEL_MMIO >> 3] = desc(HOLE, 0xfff, 0x93, 0x4);
+	gdt[SEL_XO >> 3] = desc(0, 0xfffff, 0x99, 0xc);
 	now.limit = sizeof(gdt) - 1;
 	now.base = (uintptr_t)gdt;
 	__asm__ volatile("lgdt %0" :: "m"(now) : "memory");
@@ -141,6 +144,24 @@ static bool want(const char *name, struct res r, uintptr_t fault, uintptr_t cx, 
 }
 
 #ifndef __x86_64__
+/* REP OUTSB with a CS override, run from an execute-only code segment
+ * (far-called, so the fixup path returns from it too): a data read through
+ * CS needs a readable code segment (SDM vol. 3 §3.4.5.1). */
+static struct res outsb_cs_execute_only(uintptr_t si, uintptr_t cx)
+{
+	uintptr_t d = 0;
+	bool flt;
+
+	__asm__ volatile("lcall $0x50, $1f\n\t"
+			 "jmp 3f\n"
+			 "1: .byte 0x2e\n\trep outsb\n\t"
+			 "clc\n\tlret\n"
+			 "2: stc\n\tlret\n"
+			 "3:\n\t" EX_ENTRY(1b, 2b)
+			 : "+S"(si), "+c"(cx), "+D"(d), "=@ccc"(flt) : "d"(PORT) : "memory");
+	return (struct res){ .fault = flt ? d : 0, .cx = cx, .si = si };
+}
+
 static void check_limits32(void)
 {
 	struct res r;
@@ -186,6 +207,10 @@ static void check_limits32(void)
 	r = SEG_RUN("es", "rep insb", 0, 0, (uintptr_t)buf, 1);
 	want("insb_null_es", r, FAULT(X86_GP), 1, 0, (uintptr_t)buf);
 	test_check("insb_readonly_mem", buf[0] == 0x55, "byte %#x", buf[0]);
+
+	/* A read through an execute-only CS faults at the first element. */
+	r = outsb_cs_execute_only((uintptr_t)buf, 4);
+	want("outsb_cs_execute_only", r, FAULT(X86_GP), 4, (uintptr_t)buf, 0);
 
 	/* Through SS (override on OUTSB): #SS, not #GP. */
 	r = SEG_RUN("ss", ".byte 0x36\n\trep outsb", SEL_SS, ss_limit - 1, 0, 4);
