@@ -52,9 +52,14 @@ BARE_FAIL = {
 }
 # Images that only make sense under this hypervisor: hostile's random port
 # and MMIO writes reach real QEMU devices (floppy/IDE DMA, resets) there.
-BARE_SKIP = {"hostile", "idtmmio", "hvfuzz", "pvabi", "timerwake"}   # idtmmio: a triple fault by design there;
+BARE_SKIP = {"hostile", "idtmmio", "hvfuzz", "pvabi", "timerwake", "taskswitch"}   # idtmmio: a triple fault by design there;
 # pvabi: nothing but this hypervisor's PV ABI (its upcalls never come on bare QEMU);
 # timerwake: the hypervisor's timer path; QEMU TCG's CPU has no TSC-deadline mode
+# taskswitch: the task switch it tests is carried out there (the VM must stop here)
+# Images skipped by name: QEMU 7.2 TCG checks no segment limit or type, and
+# its UART asserts on the 32-bit seglimit's 2-byte INSW at port 0x3ff (bare
+# Bochs passes it: run_bochs_bare.py build/guest/seglimit.elf).
+BARE_SKIP_IMAGES = {"seglimit.elf"}
 LINE = re.compile(r"^TEST (\S+) (PASS|FAIL)(?: (.*))?$")
 SUMMARY = re.compile(r"^SUMMARY (\S+) passed=(\d+) failed=(\d+)")
 
@@ -116,7 +121,7 @@ def main(argv):
     images = sorted(f for f in os.listdir(d)
                     if (f.endswith(".elf") or f.endswith(".bin"))
                     and any(fnmatch.fnmatch(f, p) for p in pats)
-                    and test_of(f) not in BARE_SKIP)
+                    and test_of(f) not in BARE_SKIP and f not in BARE_SKIP_IMAGES)
     failed = 0
     for f in images:
         test = test_of(f)

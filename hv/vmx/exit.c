@@ -9,6 +9,7 @@
 #include "vm/vprof_glue.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
+#include "lib/fmt.h"
 #include "vm_status.h"
 #include "arch/x86/exc.h"
 
@@ -36,6 +37,29 @@ enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
 static enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
 {
 	return exit_fail(v, x, "unhandled VM exit");
+}
+
+/* Task switch (SDM vol. 3 §26.1.2: it always exits; qualification §28.2.1
+ * Table 28-2: bits 15:0 the new TSS selector, 31:30 the source). Hardware
+ * task switching is not emulated (no 64-bit OS uses it; 32-bit Linux only
+ * for a double fault), so the VM stops, and the line says what the guest
+ * did. During event delivery (a task gate in the IDT, SDM §28.2.4) the
+ * IDT-vectoring information names the event; nothing is re-injected, since
+ * the VM does not run again. */
+static enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
+{
+	static const char *const src[4] = { "CALL", "IRET", "JMP", "a task gate in the IDT" };
+	uint32_t vect = vmcs_read32(VMCS_IDT_VECT_INFO);
+	char ev[48] = "";
+
+	if (vect & BIT(31))
+		fmt_snprintf(ev, sizeof(ev), " while delivering vector %u (type %u)", vect & 0xff,
+			     (vect >> 8) & 7);
+	pr_err("%s: vcpu%u: task switch by %s to TSS selector %#lx at rip %#lx%s\n",
+	       v->vm->p.name, v->id, src[(x->qual >> 30) & 3], x->qual & 0xffff,
+	       vmcs_readnat(VMCS_GUEST_RIP), ev);
+	return exit_fail(v, x, vect & BIT(31) ? "task switch during event delivery (not emulated)"
+					      : "task switch (not emulated)");
 }
 
 static enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
@@ -135,6 +159,7 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[0 ... EXIT_REASON_MAX - 1] = exit_unhandled,
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
+	[EXIT_REASON_TASK_SWITCH] = exit_task_switch,
 	[EXIT_REASON_INTERRUPT_WINDOW] = exit_nothing,
 	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
 	[EXIT_REASON_CPUID] = exit_cpuid,

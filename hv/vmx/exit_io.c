@@ -2,6 +2,7 @@
  * §28.2.5 Table 28-8 for the string forms' instruction information). */
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
+#include "vmx/seg_check.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"
 #include "vm/sched_glue.h"
@@ -74,12 +75,6 @@ static inline void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in,
 		io_retimed(v);
 }
 
-static uint64_t seg_base(unsigned seg)
-{
-	/* ES, CS, SS, DS, FS, GS: base fields are 2 encodings apart. */
-	return vmcs_vmread(VMCS_GUEST_ES_BASE + 2 * seg);
-}
-
 /* One INS/OUTS element outside plain guest RAM, byte by byte: a guest-physical
  * address outside RAM is an access like any other (devices, or all ones and
  * dropped writes below 4 GiB, docs/vmx.md), a linear address that does not
@@ -146,12 +141,22 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 	int64_t step = (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_DF) ? -(int64_t)size : (int64_t)size;
 	uint64_t count = rep ? (v->regs.rcx & amask) : 1;
 	uint64_t done = 0;
+	struct seg_view sv;
 
+	seg_view_read(seg, &sv);
 	for (; done < count && done < STRING_IO_MAX; done++) {
-		uint64_t la = seg_base(seg) + (*idx & amask);
+		uint64_t la;
 		uint32_t val = 0;
 		int r;
 
+		/* Segmentation first, before the port is touched (SDM vol. 3
+		 * §5.3): an element past the limit, or INS into a read-only
+		 * segment, faults with RCX/RSI/RDI counting the elements done
+		 * and RIP at the instruction, as the CPU's REP leaves them. */
+		if ((r = seg_linear(&sv, *idx & amask, size, in, &la))) {
+			vcpu_queue_exception(v, (uint8_t)r, true, 0);
+			break;
+		}
 		if (in) {
 			io_one(v, port, size, true, &val);
 			if (guest_write_linear(v, la, &val, size) &&

@@ -6,6 +6,7 @@
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
 #include "vmx/decode.h"
+#include "vmx/seg_check.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"
 #include "load/loader.h"
@@ -184,20 +185,6 @@ static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
  * "REP"), so one exit's work stays bounded. */
 #define MMIO_STRING_BATCH 64
 
-static uint64_t seg_base(unsigned seg, enum decode_mode mode)
-{
-	if (mode == DECODE_MODE_64 && seg != SEG_FS && seg != SEG_GS)
-		return 0;     /* SDM vol. 1 §3.4.2.1: only FS and GS have bases */
-	switch (seg) {
-	case SEG_ES: return vmcs_readnat(VMCS_GUEST_ES_BASE);
-	case SEG_CS: return vmcs_readnat(VMCS_GUEST_CS_BASE);
-	case SEG_SS: return vmcs_readnat(VMCS_GUEST_SS_BASE);
-	case SEG_DS: return vmcs_readnat(VMCS_GUEST_DS_BASE);
-	case SEG_FS: return vmcs_readnat(VMCS_GUEST_FS_BASE);
-	default:     return vmcs_readnat(VMCS_GUEST_GS_BASE);
-	}
-}
-
 /* One element at a linear address: RAM through the guest's page tables,
  * anything else to the device models. */
 static int elem_rw(struct vcpu *v, uint64_t la, unsigned size, bool write, uint64_t *val)
@@ -220,40 +207,49 @@ static uint64_t addr_merge(uint64_t old, uint64_t val, unsigned asize)
 	return val & size_mask(asize);
 }
 
-/* MOVS/STOS/LODS with or without REP, either direction (RFLAGS.DF). Returns
- * the elements left (the instruction is re-executed for them), or -EFAULT
- * for an unmapped linear address, -ENOENT outside RAM and devices. */
-static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in, enum decode_mode mode)
+/* MOVS/STOS/LODS with or without REP, either direction (RFLAGS.DF). Each
+ * element's operands are checked against their segments before either is
+ * accessed (SDM vol. 3 §5.3; 64-bit mode: no checks, vol. 1 §3.4.2.1): a
+ * fault is queued (#GP(0), #SS(0) for SS) with rSI/rDI/rCX counting the
+ * elements done, and RIP stays, as for the CPU's own REP. Returns the
+ * elements left (the instruction is re-executed for them, or faults), or
+ * -EFAULT for an unmapped linear address, -ENOENT outside RAM and devices. */
+static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 {
 	uint64_t am = size_mask(in->addr_size), mask = size_mask(in->size);
 	uint64_t count = in->rep ? v->regs.rcx & am : 1, n = MIN(count, (uint64_t)MMIO_STRING_BATCH);
 	int64_t step = (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_DF) ? -(int64_t)in->size : in->size;
-	uint64_t src = in->kind == MMIO_STOS ? 0 : seg_base(in->seg, mode);
-	uint64_t dst = seg_base(SEG_ES, mode);
 	uint64_t si = v->regs.rsi, di = v->regs.rdi, i;
+	struct seg_view src, dst;
 	int r = 0;
 
+	if (in->kind != MMIO_STOS)
+		seg_view_read(in->seg, &src);
+	if (in->kind != MMIO_LODS)
+		seg_view_read(SEG_ES, &dst);
 	spin_lock(&v->vm->lock);
-	for (i = 0; i < n && !r; i++) {
-		uint64_t val = v->regs.rax & mask, la;
+	for (i = 0; i < n; i++) {
+		uint64_t val = v->regs.rax & mask, sla = 0, dla = 0;
+		int f = 0;
 
-		if (in->kind != MMIO_STOS) {
-			la = src + (si & am);
-			r = elem_rw(v, mode == DECODE_MODE_64 ? la : la & 0xffffffff, in->size, false, &val);
-			if (r)
-				break;
-			si += (uint64_t)step;
+		if (in->kind != MMIO_STOS)
+			f = seg_linear(&src, si & am, in->size, false, &sla);
+		if (!f && in->kind != MMIO_LODS)
+			f = seg_linear(&dst, di & am, in->size, true, &dla);
+		if (f) {
+			vcpu_queue_exception(v, (uint8_t)f, true, 0);
+			break;
 		}
-		if (in->kind == MMIO_LODS) {
+		if (in->kind != MMIO_STOS && (r = elem_rw(v, sla, in->size, false, &val)))
+			break;
+		if (in->kind == MMIO_LODS)
 			v->regs.rax = decode_load_merge(in, v->regs.rax, val);
-			continue;
-		}
-		la = dst + (di & am);
-		r = elem_rw(v, mode == DECODE_MODE_64 ? la : la & 0xffffffff, in->size, true, &val);
-		if (!r)
+		else if ((r = elem_rw(v, dla, in->size, true, &val)))
+			break;
+		if (in->kind != MMIO_STOS)
+			si += (uint64_t)step;
+		if (in->kind != MMIO_LODS)
 			di += (uint64_t)step;
-		else if (in->kind == MMIO_MOVS)
-			si -= (uint64_t)step;   /* the element is not done */
 	}
 	spin_unlock(&v->vm->lock);
 	v->regs.rsi = addr_merge(v->regs.rsi, si, in->addr_size);
@@ -319,7 +315,7 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	if (in.kind == MMIO_MOV && in.write != exit_write)
 		return EXIT_RESUME;
 	if (in.kind >= MMIO_MOVS) {
-		left = mmio_string(v, &in, mode);
+		left = mmio_string(v, &in);
 		r = left < 0 ? (int)left : 0;
 	} else {
 		spin_lock(&v->vm->lock);
