@@ -4,6 +4,7 @@
 #include "vm/pmu_glue.h"
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
+#include "vmx/vmcs_setup.h"
 #include "vmx/caps.h"
 #include "vmx/exit.h"
 #include "trace/pmu_acc.h"
@@ -76,20 +77,8 @@ void pmu_glue_vmcs_setup_active(void)
 {
 	if (pmu_tsc_test())
 		return;
-	/* The counters are the host's: RDPMC would show a guest other VMs' counts. */
-	if (vmx_ctl_has(&vmx_caps.proc, PROC_RDPMC_EXIT))
-		vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) | PROC_RDPMC_EXIT);
-	if (pmu_gate == PMU_GATE_CTLS) {
-		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
-		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);
-		vmcs_write64(VMCS_GUEST_PERF_GLOBAL_CTRL, pmu_plan_get()->global_ctrl);
-		vmcs_write64(VMCS_HOST_PERF_GLOBAL_CTRL, 0);
-		return;
-	}
-	vmcs_write64(VMCS_ENTRY_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_entry_load);
-	vmcs_write32(VMCS_ENTRY_MSR_LOAD_COUNT, 1);
-	vmcs_write64(VMCS_EXIT_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_exit_load);
-	vmcs_write32(VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	vmcs_setup_pmu(pmu_gate == PMU_GATE_CTLS, pmu_plan_get()->global_ctrl, &pmu_entry_load,
+		       &pmu_exit_load);
 }
 
 /* RDPMC exit (SDM §26.1.3; set only while the host PMU is in use): the guest
