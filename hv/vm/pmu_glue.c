@@ -12,6 +12,7 @@
 #include "arch/x86/time.h"
 #include "cmdline.h"
 #include "log.h"
+#include "cpu.h"
 #include "arch/x86/exc.h"
 
 _Static_assert((int)PMU_EV_COUNT == (int)VPMU_NCOUNTERS &&
@@ -28,12 +29,7 @@ struct pmu_msr_entry {
 _Static_assert(sizeof(struct pmu_msr_entry) == 16, "VMX MSR-load entry layout");
 
 enum pmu_gate { PMU_GATE_CTLS, PMU_GATE_LISTS };
-
-struct pmu_glue_cpu {
-	int8_t setup;                 /* 0 not yet, 1 programmed, -1 failed */
-	bool armed;                   /* last[] is a snapshot for the current run */
-	uint64_t last[PMU_EV_COUNT];
-};
+_Static_assert(CPU_PMU_EVENTS == PMU_EV_COUNT, "struct cpu's PMU part");
 
 static int pmu_sample_us = 1000;
 CMDLINE_INT(pmu_sample_us, pmu_sample_us, 0, 1000000,
@@ -42,7 +38,6 @@ CMDLINE_INT(pmu_sample_us, pmu_sample_us, 0, 1000000,
 static enum pmu_gate pmu_gate;
 static struct pmu_msr_entry pmu_entry_load __aligned(16);
 static struct pmu_msr_entry pmu_exit_load __aligned(16);
-static struct pmu_glue_cpu pmu_cpus[MAX_CPUS];
 /* Written only by the pCPU running the vCPU (one at a time; the scheduler's
  * locks order a migration). */
 static struct vprof_pmu_acc pmu_accs[VPROF_MAX_VMS][VPROF_MAX_VCPUS];
@@ -92,7 +87,7 @@ enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
 
 static bool pmu_glue_cpu_ready(unsigned cpu)
 {
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 
 	if (pc->setup == 0) {
 		pc->setup = pmu_cpu_setup() ? -1 : 1;
@@ -109,7 +104,7 @@ static bool pmu_glue_cpu_ready(unsigned cpu)
 void pmu_glue_run_begin_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 
 	pc->armed = pmu_glue_cpu_ready(cpu) && v->id < VPROF_MAX_VCPUS &&
 		    vprof_vm_profiling((uint16_t)v->vm->id) && !pmu_read(pc->last);
@@ -125,7 +120,7 @@ static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
 void pmu_glue_run_end_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 	const struct pmu_plan *p = pmu_plan_get();
 	uint64_t now_v[PMU_EV_COUNT], delta[PMU_EV_COUNT];
 	struct vprof_pmu_acc *a;
