@@ -2,7 +2,7 @@
 # PV unhalt, sched-yield, TLB-flush hint): docs/kvm-pv.md.
 UNIT_TESTS += test_kvm_pv
 test_kvm_pv_SRCS := test/unit/test_kvm_pv.c hv/vmx/kvm_pv.c \
-	hv/dev/vlapic.c hv/dev/vioapic.c hv/dev/vpic.c hv/dev/intc.c
+	$(wildcard hv/dev/vlapic*.c) hv/dev/vioapic.c hv/dev/vpic.c hv/dev/intc.c
 
 # Guest-side check (guest-shim/linux/src/kvmcheck.c), run by /init with
 # hv.run=kvmcheck[,MIN_STEAL_TICKS[,spin]]. Added to the Linux owner's

@@ -11,6 +11,10 @@
    reverse). Until that holds the count of such #include lines is a ratchet:
    the check fails if it grows beyond VMX_INCLUDES_VM_MAX, and asks to lower
    the bound when it shrinks.
+3. hv/vm must not issue VMREAD/VMWRITE (hv/vmx owns the VMCS: hv/vm uses
+   the role accessors of vmx/vcpu_state.h and vmx_*/vmcs_setup_* calls).
+   Same ratchet, VM_VMCS_ACCESS_MAX, counting vmcs_read*/vmcs_write*/
+   vmcs_vmread/vmcs_vmwrite calls and vmread/vmwrite instructions.
 
 Usage: check_layers.py [--obj build/obj] [--src .] [OBJECT...]
 """
@@ -22,6 +26,9 @@ import sys
 
 # Lower this as hv/vmx stops including hv/vm headers; 0 is the target.
 VMX_INCLUDES_VM_MAX = 14
+# Lines of hv/vm issuing VMREAD/VMWRITE: 43 before vmx/vcpu_state.h, 0 since.
+VM_VMCS_ACCESS_MAX = 0
+VMCS_ACCESS_RE = re.compile(r"\bvmcs_(?:vm)?(?:read|write)(?:16|32|64|nat)?\s*\(|\bvm(?:read|write)\b")
 # log.h's services (log lines, panic) are used by everything, like libc:
 # they are not edges (their implementation may use anything).
 LOG_SYMBOLS = {"log_printf", "log_vprintf", "panic_at", "log_level"}
@@ -157,6 +164,28 @@ def check_vmx_includes(src):
     return 0
 
 
+def check_vm_vmcs(src):
+    hits = []
+    vm = os.path.join(src, "hv", "vm")
+    for f in sorted(os.listdir(vm)):
+        if f.endswith((".c", ".h")):
+            with open(os.path.join(vm, f), encoding="utf-8", errors="replace") as fh:
+                for i, line in enumerate(fh, 1):
+                    code = line.split("//")[0]
+                    if VMCS_ACCESS_RE.search(code) and not code.lstrip().startswith(("*", "/*")):
+                        hits.append(f"hv/vm/{f}:{i}: {line.strip()}")
+    n = len(hits)
+    if n > VM_VMCS_ACCESS_MAX:
+        print(f"check_layers: hv/vm issues VMREAD/VMWRITE {n} times, at most "
+              f"{VM_VMCS_ACCESS_MAX} allowed (use vmx/vcpu_state.h or a vmx_* call):")
+        print("\n".join("    " + h for h in hits))
+        return 1
+    note = f" (lower VM_VMCS_ACCESS_MAX to {n})" if n < VM_VMCS_ACCESS_MAX else ""
+    print(f"check_layers: hv/vm issues VMREAD/VMWRITE {n} times "
+          f"(ratchet {VM_VMCS_ACCESS_MAX}){note}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--obj", default="build/obj")
@@ -164,7 +193,8 @@ def main():
     ap.add_argument("-v", action="store_true", help="also list the known cycles")
     ap.add_argument("objects", nargs="*", help="the image's objects (default: all under --obj)")
     a = ap.parse_args()
-    bad = check_cycles(a.obj, a.objects, a.v) + check_vmx_includes(a.src)
+    bad = (check_cycles(a.obj, a.objects, a.v) + check_vmx_includes(a.src) +
+           check_vm_vmcs(a.src))
     print("check_layers: " + ("FAILED" if bad else "ok"))
     return 1 if bad else 0
 

@@ -18,6 +18,7 @@ int sched_init(const char *name)
 {
 	const struct sched_policy *ops = sched_policy_find(name);
 
+	sched_options_ensure();
 	if (!ops) {
 		if (name)
 			pr_warn("sched: unknown policy '%s', using '%s'\n", name,

@@ -9,6 +9,7 @@
  * Peer runqueues are only ever trylocked (work stealing).
  */
 #include "sched/credit.h"
+#include "sched/option.h"
 #include "log.h"
 #include "errno.h"
 #include "lib/string.h"
@@ -714,3 +715,11 @@ SCHED_POLICY_REGISTER(credit) = {
 		SCHED_CAP_BALANCE,
 	CSCHED_POLICY_OPS(csched_init),
 };
+
+/* Options (sched/option.h). */
+SCHED_OPT_INT(sched_credit_tslice_ms, sched_opts.credit_tslice, SCHED_MS(1), SCHED_MS(1),
+	      SCHED_MS(1000), SCHED_MS(30), "credit time slice and accounting period, ms (30)");
+SCHED_OPT_INT(sched_credit_tick_ms, sched_opts.credit_tick, SCHED_MS(1), SCHED_MS(1),
+	      SCHED_MS(100), SCHED_MS(10), "credit accounting tick, ms (10)");
+SCHED_OPT_INT(sched_ratelimit_us, sched_opts.ratelimit, SCHED_US(1), 0, SCHED_MS(500),
+	      SCHED_US(1000), "minimum run time before a preemption, us (1000)");

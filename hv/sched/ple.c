@@ -15,6 +15,7 @@
  *     ple_window_min), so lock-holder preemption is caught sooner.
  * The platform writes v->ple_window to VMCS_PLE_WINDOW before entry. */
 #include "sched/policy.h"
+#include "sched/option.h"
 #include "log.h"
 
 bool sched_ple_enabled(void)
@@ -119,3 +120,16 @@ void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct 
 	}
 	p->yield_target = NULL;
 }
+
+/* Options (sched/option.h). */
+SCHED_OPT_ON_OFF(ple, sched_opts.ple_off, "PAUSE-loop exiting: on|off (on)");
+SCHED_OPT_ON_OFF(ple_directed, sched_opts.ple_undirected,
+		 "PLE exit yields to a preempted sibling: on|off (on)");
+SCHED_OPT_INT(ple_window, sched_opts.ple_window, 1, 1, 0x7fffffff, 4096,
+	      "initial per-vCPU PLE_Window, cycles (4096)");
+SCHED_OPT_INT(ple_window_min, sched_opts.ple_window_min, 1, 1, 0x7fffffff, 1024,
+	      "smallest PLE_Window, cycles (1024)");
+SCHED_OPT_INT(ple_window_max, sched_opts.ple_window_max, 1, 1, 0x7fffffff, 16384,
+	      "largest PLE_Window, cycles (16384)");
+SCHED_OPT_INT(ple_recent_us, sched_opts.ple_recent, SCHED_US(1), 0, SCHED_MS(1000),
+	      SCHED_US(1000), "a directed-yield target this recent is avoided, us (1000)");

@@ -5,7 +5,8 @@
 #define HV_SCHED_POLICY_H
 #include "sched/sched.h"
 
-/* Global options (command line; see sched_option_set). Times in ns. */
+/* Global options (command line; see sched_option_set). Times in ns. Each is
+ * registered, with its default, by SCHED_OPT_* in the file that reads it. */
 struct sched_options {
 	stime_t credit_tslice;      /* sched_credit_tslice_ms, default 30 ms */
 	stime_t credit_tick;        /* sched_credit_tick_ms, default 10 ms */
@@ -183,6 +184,8 @@ stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t
 			stime_t lo, stime_t hi);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
 void sched_options_defaults(void);
+/* sched_options_defaults() unless done (before the first set/get, sched_init). */
+void sched_options_ensure(void);
 void sched_yield_pull(struct sched_pcpu *p, stime_t now);
 void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next);
 void sched_dedicated_init(void);

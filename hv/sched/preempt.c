@@ -3,6 +3,7 @@
  * differential slices (seed 001 §5.2). The built-in hooks implement the fixed
  * variants from sched_opts; adaptive ones install their own sched_hooks. */
 #include "sched/policy.h"
+#include "sched/option.h"
 #include "log.h"
 #include "errno.h"
 #include "abi.h"
@@ -455,3 +456,29 @@ stime_t sched_sleep_expire(stime_t now)
 		sched_wake(due[i], now);
 	return next;
 }
+
+/* Options (sched/option.h). */
+/* sched_dp_us=N alone asks for fixed DP (sched_dp=adaptive keeps its mode and
+ * takes N as every vCPU's starting delay). */
+static void sched_dp_us_set(void)
+{
+	if (sched_opts.dp_mode == SCHED_DP_OFF)
+		sched_opts.dp_mode = SCHED_DP_FIXED;
+}
+
+static const char *const sched_dp_modes[] = { "off", "fixed", "adaptive", NULL };
+
+SCHED_OPT_INT(sched_sa_limit_us, sched_opts.sa_limit, SCHED_US(1), 0, SCHED_MS(100),
+	      SCHED_US(500), "scheduler-activation hard limit, us (500)");
+SCHED_OPT_INT_FN(sched_dp_us, sched_opts.dp_delay, SCHED_US(1), 0, SCHED_MS(100), 0,
+		 sched_dp_us_set, "delayed wake-up preemption, us (0 = off; adaptive: start value)");
+SCHED_OPT_ENUM(sched_dp, sched_opts.dp_mode, sched_dp_modes, SCHED_DP_OFF,
+	       "delayed preemption: off|fixed|adaptive (sched_dp_us alone = fixed)");
+SCHED_OPT_INT(sched_dp_min_us, sched_opts.dp_min, SCHED_US(1), 0, SCHED_MS(100), 0,
+	      "adaptive delayed preemption: lower bound, us (0)");
+SCHED_OPT_INT(sched_dp_max_us, sched_opts.dp_max, SCHED_US(1), 0, SCHED_MS(100), SCHED_MS(20),
+	      "adaptive delayed preemption: upper bound, us (20000)");
+SCHED_OPT_INT(sched_ds_min_ms, sched_opts.ds_min, SCHED_MS(1), 0, SCHED_MS(1000), 0,
+	      "differential slices: minimum, ms (0 = off)");
+SCHED_OPT_INT(sched_ds_max_ms, sched_opts.ds_max, SCHED_MS(1), 0, SCHED_MS(1000), 0,
+	      "differential slices: maximum, ms");

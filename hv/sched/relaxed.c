@@ -14,6 +14,7 @@
  * is the policy (like gang), re-checked at each accounting period.
  */
 #include "sched/cosched.h"
+#include "sched/option.h"
 #include "log.h"
 
 struct relaxed_vcpu {
@@ -197,3 +198,10 @@ SCHED_POLICY_REGISTER(relaxed) = {
 	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_BOOST | SCHED_CAP_BALANCE,
 	CSCHED_POLICY_OPS(rx_init),
 };
+
+/* Options (sched/option.h). */
+SCHED_OPT_INT(sched_relaxed_skew_us, sched_opts.relaxed_skew, SCHED_US(1), SCHED_US(100),
+	      SCHED_MS(1000), SCHED_US(3000),
+	      "relaxed co-scheduling: skew that co-stops the leader, us (3000)");
+SCHED_OPT_INT(sched_relaxed_costop, sched_opts.relaxed_costop, 1, 0, 1, 1,
+	      "relaxed co-scheduling: 1 = co-stop the leader, 0 = swap only (1)");

@@ -244,10 +244,9 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 int sched_vm_param_set(struct sched_vm *vm, enum sched_param which, uint64_t val);
 int sched_vm_param_get(const struct sched_vm *vm, enum sched_param which, uint64_t *val);
 int sched_vcpu_affinity_set(struct sched_vcpu *v, const struct cpumask *m, stime_t now);
-/* Command line: `name=value` for the options listed in docs/sched.md
- * (sched_credit_tslice_ms, sched_credit_tick_ms, sched_ratelimit_us, ...). */
+/* Command line: `name=value` for the options registered with SCHED_OPT_*
+ * (sched/option.h; list in docs/sched.md). Failures are logged. */
 int sched_option_set(const char *name, const char *value);
-extern const char *const sched_option_names[];
 int sched_option_get(const char *name, uint64_t *val);
 /* `sched=` as registered with hv/cmdline (options.c): pass to sched_init(). */
 extern char sched_opt_policy[32];

@@ -2,6 +2,7 @@
 #include "vm/gmem.h"
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
+#include "vmx/vcpu_state.h"
 #include "lib/string.h"
 #include "errno.h"
 
@@ -14,15 +15,15 @@ void *gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len)
 
 static void paging_now(struct gpaging *pg)
 {
-	pg->cr0 = vmcs_readnat(VMCS_GUEST_CR0);
-	pg->cr3 = vmcs_readnat(VMCS_GUEST_CR3);
-	pg->cr4 = vmcs_readnat(VMCS_GUEST_CR4);
-	pg->efer = vmcs_read64(VMCS_GUEST_EFER);
-	pg->user = ((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3) == 3;   /* CPL = SS.DPL */
+	pg->cr0 = vmx_guest_cr0();
+	pg->cr3 = vmx_guest_cr3();
+	pg->cr4 = vmx_guest_cr4();
+	pg->efer = vmx_guest_efer();
+	pg->user = vmx_guest_cpl() == 3;   /* CPL = SS.DPL */
 	/* RFLAGS only read under CR4.SMAP: no extra VMREAD on the MMIO path
 	 * of a guest without SMAP (make bench-exits). */
 	pg->smap = !pg->user && (pg->cr4 & X86_CR4_SMAP) &&
-		   gpaging_smap(pg->cr4, vmcs_readnat(VMCS_GUEST_RFLAGS));
+		   gpaging_smap(pg->cr4, vmx_guest_rflags());
 }
 
 int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)

@@ -4,6 +4,7 @@
 #include "vm/pmu_glue.h"
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
+#include "vmx/vmcs_setup.h"
 #include "vmx/caps.h"
 #include "vmx/exit.h"
 #include "trace/pmu_acc.h"
@@ -11,6 +12,7 @@
 #include "arch/x86/time.h"
 #include "cmdline.h"
 #include "log.h"
+#include "cpu.h"
 #include "arch/x86/exc.h"
 
 _Static_assert((int)PMU_EV_COUNT == (int)VPMU_NCOUNTERS &&
@@ -27,12 +29,7 @@ struct pmu_msr_entry {
 _Static_assert(sizeof(struct pmu_msr_entry) == 16, "VMX MSR-load entry layout");
 
 enum pmu_gate { PMU_GATE_CTLS, PMU_GATE_LISTS };
-
-struct pmu_glue_cpu {
-	int8_t setup;                 /* 0 not yet, 1 programmed, -1 failed */
-	bool armed;                   /* last[] is a snapshot for the current run */
-	uint64_t last[PMU_EV_COUNT];
-};
+_Static_assert(CPU_PMU_EVENTS == PMU_EV_COUNT, "struct cpu's PMU part");
 
 static int pmu_sample_us = 1000;
 CMDLINE_INT(pmu_sample_us, pmu_sample_us, 0, 1000000,
@@ -41,7 +38,6 @@ CMDLINE_INT(pmu_sample_us, pmu_sample_us, 0, 1000000,
 static enum pmu_gate pmu_gate;
 static struct pmu_msr_entry pmu_entry_load __aligned(16);
 static struct pmu_msr_entry pmu_exit_load __aligned(16);
-static struct pmu_glue_cpu pmu_cpus[MAX_CPUS];
 /* Written only by the pCPU running the vCPU (one at a time; the scheduler's
  * locks order a migration). */
 static struct vprof_pmu_acc pmu_accs[VPROF_MAX_VMS][VPROF_MAX_VCPUS];
@@ -76,20 +72,8 @@ void pmu_glue_vmcs_setup_active(void)
 {
 	if (pmu_tsc_test())
 		return;
-	/* The counters are the host's: RDPMC would show a guest other VMs' counts. */
-	if (vmx_ctl_has(&vmx_caps.proc, PROC_RDPMC_EXIT))
-		vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) | PROC_RDPMC_EXIT);
-	if (pmu_gate == PMU_GATE_CTLS) {
-		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
-		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);
-		vmcs_write64(VMCS_GUEST_PERF_GLOBAL_CTRL, pmu_plan_get()->global_ctrl);
-		vmcs_write64(VMCS_HOST_PERF_GLOBAL_CTRL, 0);
-		return;
-	}
-	vmcs_write64(VMCS_ENTRY_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_entry_load);
-	vmcs_write32(VMCS_ENTRY_MSR_LOAD_COUNT, 1);
-	vmcs_write64(VMCS_EXIT_MSR_LOAD, (uint64_t)(uintptr_t)&pmu_exit_load);
-	vmcs_write32(VMCS_EXIT_MSR_LOAD_COUNT, 1);
+	vmcs_setup_pmu(pmu_gate == PMU_GATE_CTLS, pmu_plan_get()->global_ctrl, &pmu_entry_load,
+		       &pmu_exit_load);
 }
 
 /* RDPMC exit (SDM §26.1.3; set only while the host PMU is in use): the guest
@@ -103,7 +87,7 @@ enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
 
 static bool pmu_glue_cpu_ready(unsigned cpu)
 {
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 
 	if (pc->setup == 0) {
 		pc->setup = pmu_cpu_setup() ? -1 : 1;
@@ -120,7 +104,7 @@ static bool pmu_glue_cpu_ready(unsigned cpu)
 void pmu_glue_run_begin_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 
 	pc->armed = pmu_glue_cpu_ready(cpu) && v->id < VPROF_MAX_VCPUS &&
 		    vprof_vm_profiling((uint16_t)v->vm->id) && !pmu_read(pc->last);
@@ -136,7 +120,7 @@ static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
 void pmu_glue_run_end_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
-	struct pmu_glue_cpu *pc = &pmu_cpus[cpu];
+	struct cpu_pmu *pc = &cpus[cpu].pmu;
 	const struct pmu_plan *p = pmu_plan_get();
 	uint64_t now_v[PMU_EV_COUNT], delta[PMU_EV_COUNT];
 	struct vprof_pmu_acc *a;

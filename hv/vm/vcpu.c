@@ -2,6 +2,7 @@
  * next device deadline or slice end, enter, dispatch the exit, repeat. */
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
+#include "vmx/vcpu_state.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/exit.h"
 #include "vmx/entry.h"
@@ -38,36 +39,36 @@ void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t
 static void nmi_unblock(uint32_t intr)
 {
 	if (intr & INTERRUPTIBILITY_NMI)
-		vmcs_write32(VMCS_GUEST_INTERRUPTIBILITY, intr & ~INTERRUPTIBILITY_NMI);
+		vmx_guest_intr_state_set(intr & ~INTERRUPTIBILITY_NMI);
 }
 
 /* Re-inject an event whose delivery the exit interrupted (SDM §28.2.4, §27.6.1). */
 static bool reinject_vectoring(void)
 {
-	uint32_t idt = vmcs_read32(VMCS_IDT_VECT_INFO);
+	uint32_t idt = vmx_idt_vectoring();
 
 	if (!(idt & INTR_INFO_VALID))
 		return false;
-	vmcs_write32(VMCS_ENTRY_INTR_INFO, idt & ~BIT(12));
+	vmx_entry_event(idt & ~BIT(12));
 	/* An NMI whose delivery the exit interrupted is delivered again: it
 	 * needs blocking by NMI clear (entry check, SDM §26.3.1.5), as KVM's
 	 * __vmx_complete_interrupts() does. */
 	if ((idt & (7u << 8)) == INTR_TYPE_NMI)
-		nmi_unblock(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY));
+		nmi_unblock(vmx_guest_intr_state());
 	if (idt & INTR_INFO_ERR_VALID)
-		vmcs_write32(VMCS_ENTRY_EXC_ERR, vmcs_read32(VMCS_IDT_VECT_ERR));
+		vmx_entry_event_err(vmx_idt_vectoring_err());
 	if (((idt >> 8) & 7) >= 4)   /* software interrupts/exceptions need the length */
-		vmcs_write32(VMCS_ENTRY_INSN_LEN, vmcs_read32(VMCS_EXIT_INSN_LEN));
+		vmx_entry_insn_len(vmx_exit_insn_len());
 	return true;
 }
 
 static inline __attribute__((always_inline)) void set_proc_ctl(uint32_t bit, bool on)
 {
-	uint32_t proc = vmcs_read32(VMCS_PROC_CTLS);
+	uint32_t proc = vmx_proc_ctls();
 	uint32_t want = on ? proc | bit : proc & ~bit;
 
 	if (want != proc)
-		vmcs_write32(VMCS_PROC_CTLS, want);
+		vmx_proc_ctls_set(want);
 }
 
 static void set_intr_window(bool on)
@@ -137,7 +138,7 @@ static bool inject_nmi(struct vcpu *v, uint32_t intr)
 	if (!vnmi)
 		nmi_unblock(intr);
 	v->nmi_injected = vnmi;
-	vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | X86_EXC_NMI);
+	vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_NMI | X86_EXC_NMI);
 	return true;
 }
 
@@ -183,23 +184,23 @@ static bool inject_events(struct vcpu *v)
 
 	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
-		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+		if (nmi_window_update(v, vmx_guest_intr_state()))
 			set_intr_window(true);
 		return vid;
 	}
 	if (e->valid) {
-		uint64_t fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
+		uint64_t fl = vmx_guest_rflags();
 
 		if (exc_inject_rflags(fl, e->vector) != fl)   /* pushed RF=1 (exc_class.h) */
-			vmcs_writenat(VMCS_GUEST_RFLAGS, exc_inject_rflags(fl, e->vector));
+			vmx_guest_rflags_set(exc_inject_rflags(fl, e->vector));
 		info = INTR_INFO_VALID | INTR_TYPE_HW_EXC | e->vector;
 		if (e->has_err) {
 			info |= INTR_INFO_ERR_VALID;
-			vmcs_write32(VMCS_ENTRY_EXC_ERR, e->err);
+			vmx_entry_event_err(e->err);
 		}
-		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
+		vmx_entry_event(info);
 		e->valid = false;
-		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+		if (nmi_window_update(v, vmx_guest_intr_state()))
 			set_intr_window(true);
 		return vid;
 	}
@@ -207,7 +208,7 @@ static bool inject_events(struct vcpu *v)
 		set_intr_window(false);   /* an NMI window: turned off by its exit */
 		return vid;
 	}
-	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+	intr = vmx_guest_intr_state();
 	spin_lock(&v->vm->lock);
 	if (inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
@@ -216,12 +217,12 @@ static bool inject_events(struct vcpu *v)
 	}
 	nmi_sti = nmi_window_update(v, intr);
 	vec = pending_vector(v, vid);
-	if (vec >= 0 && (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT) &&
+	if (vec >= 0 && (vmx_guest_rflags() & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
 		vec = vintc_ack(ic, v->id);
 		spin_unlock(&v->vm->lock);
 		if (vec >= 0)
-			vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
+			vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
 		set_intr_window(false);
 		return vid;
 	}
@@ -265,7 +266,7 @@ static void arm_preemption_timer(struct vcpu *v, stime_t now)
 		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
 			>> vmx_caps.preempt_timer_shift;
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
-	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
+	vmx_preempt_timer_set((uint32_t)MIN(ticks, 0xffffffffull));
 }
 
 static bool handle_start_signals(struct vcpu *v)
@@ -318,7 +319,7 @@ static int vcpu_load(struct vcpu *v)
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
 			pr_info("%s: vcpu0 first entry tsc=%llu\n", v->vm->p.name,
-				(unsigned long long)(rdtsc() + vmcs_read64(VMCS_TSC_OFFSET)));
+				(unsigned long long)(rdtsc() + vmx_tsc_offset()));
 		}
 		vmx_flush_ept(v);
 		v->vmcs_cpu = cpu;
@@ -376,7 +377,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			/* For directed yield: preempted in guest kernel mode?
 			 * CPL = SS.DPL (SDM vol. 3 §24.4.1), bits 6:5 of the AR. */
 			sched_vcpu_guest_mode(&v->sv,
-					      !((vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3));
+					      !vmx_guest_cpl());
 			return VCPU_RUN_PREEMPTED;
 		}
 		vm_devs_advance(v->vm, v->id, now);
@@ -408,7 +409,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
 		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {
 			v->ple_window_set = v->sv.ple_window;
-			vmcs_write32(VMCS_PLE_WINDOW, v->ple_window_set);
+			vmx_ple_window_set(v->ple_window_set);
 		}
 		/* Simple exits are handled and re-entered from inside vmx_enter
 		 * (vcpu_exit_handle); it returns with the first exit that needs
@@ -419,7 +420,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (act == VMX_ENTER_FAILED) {
 			irq_enable();
 			pr_err("%s: vcpu%u: VM entry failed, VM-instruction error %u\n",
-			       v->vm->p.name, v->id, vmcs_read32(VMCS_INSN_ERROR));
+			       v->vm->p.name, v->id, vmx_insn_error());
 			vmcs_dump();
 			vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmentry-failed");
 			return VCPU_RUN_OFFLINE;
@@ -435,10 +436,10 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
 			BSTAMP_HERE(BS_HLT);
-			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
+			v->halt_if = vmx_guest_rflags() & RFLAGS_IF_BIT;
 			/* Only a guest that was ever given an NMI can be blocked by one. */
 			if (unlikely(v->nmi_injected))
-				v->halt_nmi_blocked = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+				v->halt_nmi_blocked = vmx_guest_intr_state() &
 						      INTERRUPTIBILITY_NMI;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}

@@ -6,6 +6,7 @@
 #include "vmx/entry.h"
 #include "vmx/exit.h"
 #include "vmx/vmcs.h"
+#include "vmx/vcpu_state.h"
 #include "vmx/caps.h"
 #include "vmx/kvm_pv.h"
 #include "vm/bstamp.h"
@@ -45,7 +46,7 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 	if (now >= dl)
 		return false;
 	/* arm_preemption_timer() capped dl: the shifted rest fits the 32-bit field. */
-	vmcs_write32(VMCS_PREEMPT_TIMER, (dl - now) >> vmx_caps.preempt_timer_shift);
+	vmx_preempt_timer_set((dl - now) >> vmx_caps.preempt_timer_shift);
 	return true;
 }
 
@@ -59,7 +60,7 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 static inline bool exit_is_icr_write(struct vcpu *v, uint32_t raw)
 {
 	if (raw == EXIT_REASON_APIC_WRITE)
-		return (vmcs_readnat(VMCS_EXIT_QUAL) & 0xfff) == 0x300;
+		return (vmx_exit_qual() & 0xfff) == 0x300;
 	return raw == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == 0x830;
 }
 
@@ -101,7 +102,7 @@ static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t r
 int vcpu_exit_handle(struct guest_regs *regs)
 {
 	struct vcpu *v = container_of(regs, struct vcpu, regs);
-	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
+	uint32_t raw = vmx_exit_reason_raw();
 	enum exit_action act;
 
 	BSTAMP_EXIT(raw);

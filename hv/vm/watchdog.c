@@ -20,6 +20,7 @@
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
 #include "sched/sched.h"
+#include "cpu.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
@@ -56,10 +57,6 @@ static bool dumping;
 static bool stalled_once;
 static stime_t wd_start;           /* first check with every pCPU in its loop */
 
-static stime_t pcpu_alive[MAX_CPUS];
-static stime_t pcpu_seen_beat[MAX_CPUS];
-static uint64_t pcpu_seen_exits[MAX_CPUS];
-static bool pcpu_rep[MAX_CPUS];
 static uint64_t vm_seen_exits[VM_MAX];
 static stime_t vm_alive[VM_MAX];
 static bool vm_rep[VM_MAX];
@@ -212,21 +209,21 @@ static unsigned check_pcpus(unsigned self, stime_t now, stime_t lim)
 		uint64_t ex = cur ? READ_ONCE(cur->exits_total) : 0;
 
 		sched_glue_pcpu_view(c, &pv);
-		if (c == self || pv.idle || pv.heartbeat != pcpu_seen_beat[c] ||
-		    ex != pcpu_seen_exits[c])
-			pcpu_alive[c] = now;
-		pcpu_seen_beat[c] = pv.heartbeat;
-		pcpu_seen_exits[c] = ex;
-		if (now - pcpu_alive[c] <= lim) {
-			pcpu_rep[c] = false;
+		if (c == self || pv.idle || pv.heartbeat != cpus[c].wd.seen_beat ||
+		    ex != cpus[c].wd.seen_exits)
+			cpus[c].wd.alive = now;
+		cpus[c].wd.seen_beat = pv.heartbeat;
+		cpus[c].wd.seen_exits = ex;
+		if (now - cpus[c].wd.alive <= lim) {
+			cpus[c].wd.reported = false;
 			continue;
 		}
-		if (pcpu_rep[c])
+		if (cpus[c].wd.reported)
 			continue;
-		pcpu_rep[c] = true;
+		cpus[c].wd.reported = true;
 		n++;
 		pr_warn("watchdog: pcpu%u has not scheduled for %ld ms (no poll, no exit of %s)\n",
-			c, ago_ms(pcpu_alive[c], now), cur ? cur->vm->p.name : "a vCPU");
+			c, ago_ms(cpus[c].wd.alive, now), cur ? cur->vm->p.name : "a vCPU");
 	}
 	return n;
 }
@@ -387,7 +384,7 @@ static bool started(stime_t now)
 	}
 	wd_start = now;
 	for (unsigned c = 0; c < MAX_CPUS; c++)
-		pcpu_alive[c] = now;
+		cpus[c].wd.alive = now;
 	for (unsigned i = 0; i < VM_MAX; i++)
 		vm_alive[i] = now;
 	pr_info("watchdog: on, %d ms\n", wd_ms);

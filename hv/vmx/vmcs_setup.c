@@ -273,3 +273,22 @@ int vmcs_setup(struct vcpu *v)
 	setup_host();
 	return 0;
 }
+
+void vmcs_setup_pmu(bool ctls, uint64_t global_ctrl, const void *entry_load,
+		    const void *exit_load)
+{
+	/* The counters are the host's: RDPMC would show a guest other VMs' counts. */
+	if (vmx_ctl_has(&vmx_caps.proc, PROC_RDPMC_EXIT))
+		vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) | PROC_RDPMC_EXIT);
+	if (ctls) {
+		vmcs_write32(VMCS_ENTRY_CTLS, vmcs_read32(VMCS_ENTRY_CTLS) | ENTRY_LOAD_PERF_GLOBAL);
+		vmcs_write32(VMCS_EXIT_CTLS, vmcs_read32(VMCS_EXIT_CTLS) | EXIT_LOAD_PERF_GLOBAL);
+		vmcs_write64(VMCS_GUEST_PERF_GLOBAL_CTRL, global_ctrl);
+		vmcs_write64(VMCS_HOST_PERF_GLOBAL_CTRL, 0);
+		return;
+	}
+	vmcs_write64(VMCS_ENTRY_MSR_LOAD, (uint64_t)(uintptr_t)entry_load);
+	vmcs_write32(VMCS_ENTRY_MSR_LOAD_COUNT, 1);
+	vmcs_write64(VMCS_EXIT_MSR_LOAD, (uint64_t)(uintptr_t)exit_load);
+	vmcs_write32(VMCS_EXIT_MSR_LOAD_COUNT, 1);
+}

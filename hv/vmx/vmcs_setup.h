@@ -24,6 +24,13 @@ void vmcs_guest_sipi(uint8_t vector);
 /* Write CR0/CR4 as the guest asked, keeping the bits VMX requires (via the read shadows). */
 void vmcs_guest_set_cr0(uint64_t val);
 void vmcs_guest_set_cr4(uint64_t val);
+/* Guest-only host-PMU counting (hv/vm/pmu_glue.c) on the current VMCS:
+ * RDPMC exiting where the CPU has it; then either the entry/exit "load
+ * IA32_PERF_GLOBAL_CTRL" controls with guest value global_ctrl (ctls), or
+ * one-entry VM-entry/exit MSR-load lists at entry_load/exit_load (16-byte
+ * aligned, SDM §25.7.2, §25.8.2). */
+void vmcs_setup_pmu(bool ctls, uint64_t global_ctrl, const void *entry_load,
+		    const void *exit_load);
 /* CR0/CR4 bits the hypervisor owns (guest/host masks, SDM §25.6.6): the ones
  * VMX operation pins (App. A.7-A.8). Everything else is the guest's. */
 #define VMCS_CR0_HOST_OWNED (CR0_NE | CR0_CD | CR0_NW)

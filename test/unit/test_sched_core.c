@@ -3,11 +3,13 @@
  * clock: state machine, exact accounting, hooks, options and parameters. */
 #include <check.h>
 #include "check_run.h"
+#include <stdio.h>
 #include <string.h>
 #include "shim.h"
 #include "errno.h"
 #include "log.h"
 #include "sched/policy.h"
+#include "sched/option.h"
 #include "cmdline.h"
 #include "abi.h"
 
@@ -622,10 +624,100 @@ START_TEST(test_options)
 	ck_assert_int_eq(sched_option_set("sched_ratelimit_us", "0x10"), 0);
 	ck_assert_int_eq(sched_opts.ratelimit, US(16));
 	ck_assert_int_eq(sched_option_set("nope", "1"), -ENOENT);
-	ck_assert_str_eq(sched_option_names[0], "sched_credit_tslice_ms");
 	setup_machine(1, 1, false);
 	sched_at(0, 0);
 	ck_assert_int_eq(P[0].slice_end, MS(5));        /* the option took effect */
+}
+END_TEST
+
+/* An option registered in this file alone (sched/option.h): one registration
+ * gives the parser, the default and the command-line key. */
+static stime_t test_local_opt;
+SCHED_OPT_INT(sched_test_local_us, test_local_opt, SCHED_US(1), SCHED_US(5), SCHED_MS(2),
+	      SCHED_US(250), "unit-test option, us (250)");
+
+/* Every failure names the option and what it accepts. */
+START_TEST(test_option_messages)
+{
+	uint64_t v;
+
+	shim_reset_logs();
+	ck_assert_int_eq(sched_option_set("sched_bogus_us", "1"), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "unknown option 'sched_bogus_us'"));
+	ck_assert_int_eq(sched_option_set("sched_credit_tick_ms", "0"), -ERANGE);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "out of range: '0' for sched_credit_tick_ms=: "
+					     "expected an integer in [1, 100] ms"));
+	ck_assert_int_eq(sched_option_set("sched_ratelimit_us", "12x"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "bad value '12x' for sched_ratelimit_us=: "
+					     "expected an integer in [0, 500000] us"));
+	ck_assert_int_eq(sched_option_set("sched_dp", "sometimes"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "expected one of off|fixed|adaptive"));
+	ck_assert_int_eq(sched_option_set("ple", "1"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "for ple=: expected on|off"));
+	ck_assert_int_eq(sched_option_set("sched_seed", ""), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "expected an unsigned integer"));
+	ck_assert_int_eq(shim_log_count[LOG_WARN], 6);
+	/* The failed sets kept the defaults. */
+	ck_assert_int_eq(sched_option_get("sched_credit_tick_ms", &v), 0);
+	ck_assert_uint_eq(v, 10);
+	ck_assert_int_eq(sched_option_get("ple", &v), 0);
+	ck_assert_uint_eq(v, 1);
+
+	/* The test-local registration: default, range, command line. */
+	ck_assert_int_eq(test_local_opt, US(250));
+	ck_assert_int_eq(sched_option_set("sched_test_local_us", "4"), -ERANGE);
+	ck_assert_ptr_nonnull(strstr(shim_last_log, "[5, 2000] us"));
+	ck_assert_int_eq(cmdline_parse("sched_test_local_us=40"), 0);
+	ck_assert_int_eq(test_local_opt, US(40));
+	sched_options_defaults();
+	ck_assert_int_eq(test_local_opt, US(250));
+}
+END_TEST
+
+/* Every registration: a sane range holding its default, a name hv/cmdline
+ * knows, and set(get()) keeps the value. The defaults are the documented ones. */
+START_TEST(test_option_registry)
+{
+	static const struct { const char *name; uint64_t def; } want[] = {
+		{ "sched_credit_tslice_ms", 30 }, { "sched_credit_tick_ms", 10 },
+		{ "sched_ratelimit_us", 1000 }, { "sched_sa_limit_us", 500 },
+		{ "sched_dp_us", 0 }, { "sched_dp", 0 }, { "sched_dp_min_us", 0 },
+		{ "sched_dp_max_us", 20000 }, { "sched_ds_min_ms", 0 }, { "sched_ds_max_ms", 0 },
+		{ "sched_seed", 1 }, { "sched_relaxed_skew_us", 3000 },
+		{ "sched_relaxed_costop", 1 }, { "ple", 1 }, { "ple_directed", 1 },
+		{ "ple_window", 4096 }, { "ple_window_min", 1024 }, { "ple_window_max", 16384 },
+		{ "ple_recent_us", 1000 },
+	};
+	const struct sched_opt *o;
+	unsigned n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		uint64_t v = 99999;
+
+		ck_assert_msg(sched_option_get(want[i].name, &v) == 0, "%s", want[i].name);
+		ck_assert_msg(v == want[i].def, "%s default %llu", want[i].name,
+			      (unsigned long long)v);
+	}
+	for (unsigned i = 0; (o = sched_option_at(i)); i++, n++) {
+		char buf[32];
+		uint64_t v;
+
+		ck_assert_ptr_nonnull(cmdline_find(o->name));
+		if (o->kind == SCHED_OPT_K_INT) {
+			ck_assert_int_gt(o->unit, 0);
+			ck_assert_msg(o->min <= o->def && o->def <= o->max, "%s", o->name);
+		}
+		ck_assert_int_eq(sched_option_get(o->name, &v), 0);
+		if (o->kind == SCHED_OPT_K_ENUM)
+			snprintf(buf, sizeof(buf), "%s", o->names[v]);
+		else if (o->kind == SCHED_OPT_K_OFF)
+			snprintf(buf, sizeof(buf), "%s", v ? "on" : "off");
+		else
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+		ck_assert_msg(sched_option_set(o->name, buf) == 0, "%s=%s", o->name, buf);
+	}
+	ck_assert_uint_eq(n, ARRAY_SIZE(want) + 1);   /* + sched_test_local_us */
+	ck_assert_ptr_null(sched_option_at(n));
 }
 END_TEST
 
@@ -771,6 +863,8 @@ int main(void)
 	tcase_add_test(tc, test_delayed_preemption);
 	tcase_add_test(tc, test_differential_slices);
 	tcase_add_test(tc, test_options);
+	tcase_add_test(tc, test_option_messages);
+	tcase_add_test(tc, test_option_registry);
 	tcase_add_test(tc, test_cmdline_registry);
 	tcase_add_test(tc, test_vm_params);
 	tcase_add_test(tc, test_vm_budget);
