@@ -736,6 +736,21 @@ struct sched_vcpu *csched_runq_find(struct sched_pcpu *p,
 	return NULL;
 }
 
+struct sched_vcpu *csched_runq_find_vm(struct sched_pcpu *p, const struct sched_vm *vm,
+				       bool (*is_hit)(const struct sched_vm *vm),
+				       struct sched_vcpu **hit)
+{
+	*hit = NULL;
+	for (int c = CPRI_COS; c > CPRI_IDLE; c--)
+		for (struct csched_vcpu *cv = CP(p)->head[c]; cv; cv = cv->next) {
+			if (cv->v->vm == vm)
+				return cv->v;
+			if (!*hit && is_hit(cv->v->vm))
+				*hit = cv->v;
+		}
+	return NULL;
+}
+
 unsigned csched_pcpu_load(unsigned cpu)
 {
 	struct sched_pcpu *p = sched_pcpu_get(cpu);
