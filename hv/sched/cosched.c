@@ -359,26 +359,44 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 	cosched_stats.ops++;
 	sig = m;
 	cpumask_clear(&sig, p->id);
-	/* One pass over CoCPUs (every pCPU for cs and cds): word by word. */
+	if (cs.var->persist)
+		cpumask_zero(&d->run);
+	/* One pass over CoCPUs (every pCPU for cs and cds): word by word. A
+	 * pCPU already running a vCPU of the VM is co-scheduled: it is not
+	 * signalled (a signal to it would not make it decide, since its
+	 * current vCPU is of CoDom, and would stay pending: the next launches
+	 * were refused and the slice end re-picked the VM while a HIT vCPU
+	 * queued there starved). */
 	for_each_cpu_word(c, &m) {
+		struct sched_pcpu *q;
+		struct sched_vcpu *cur;
+
 		if (cs.var->persist)
 			cs.owner[c] = vm;
 		if (c == p->id)
 			continue;
+		q = sched_pcpu_get(c);
+		cur = q ? READ_ONCE(q->curr) : NULL;
+		if (cur && cur->vm == vm) {
+			cpumask_clear(&sig, c);
+			if (cs.var->persist)
+				cpumask_set(&d->run, c);
+			continue;
+		}
 		nsig++;
 		cs.codom[c] = vm;                     /* per_cpu(CoDom, cpu) = Next.Dom */
 		if (cs.desched[c] == vm)
 			cs.desched[c] = NULL;         /* superseded: run it, do not stop it */
 	}
+	/* pcs: the operation is the signalled pCPUs, done when all answered. */
+	if (!cs.var->persist)
+		m = sig;
 	cs_or(&cs.coworkers, &sig);
 	cs_or(&cs.copartners, &m);
 	d->m = m;
 	d->where = where;
 	d->launch = now;
-	d->active = 1;
-	if (cs.var->persist) {
-		cpumask_zero(&d->run);
-	}
+	d->active = cs.var->persist || nsig;
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next)
 		VV(s)->edge_from = READ_ONCE(s->state) == SCHED_RUNNABLE ? now : 0;
