@@ -375,7 +375,8 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 			cs.owner[c] = vm;
 		if (c == p->id)
 			continue;
-		q = sched_pcpu_get(c);
+		/* Only a pCPU holding one of its vCPUs can be running it. */
+		q = where.w[c / 64] & BIT(c % 64) ? sched_sys.pcpu[c] : NULL;
 		cur = q ? READ_ONCE(q->curr) : NULL;
 		if (cur && cur->vm == vm) {
 			cpumask_clear(&sig, c);
