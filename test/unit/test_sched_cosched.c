@@ -2,6 +2,7 @@
  * on the hvsim engine, observed at every context switch (sched_hooks
  * .switched) and every co-scheduling signal (vprof stub observer):
  *  - gang never runs a partial CON VM (beyond the signal latency); credit does;
+ *  - pcs runs two CON VMs whole at the same time (disjoint CoCPUs); cs does not;
  *  - pcs signals only pCPUs that hold a vCPU of the VM (its CoCPUs); cs does not;
  *    signals name pCPUs past 64 and are charged to the co-scheduled VM;
  *  - a signal preempts an equal-priority vCPU at once (sibling start edges);
@@ -56,18 +57,20 @@ static bool all_done(void)
 }
 
 /* ---- gang: partial CON VM time ------------------------------------------- */
-static stime_t last_t, partial_ns, con_run_ns;
-static bool last_partial;
+static stime_t last_t, partial_ns, con_run_ns, allfull_ns;
+static bool last_partial, last_allfull;
 static int last_running;
 
 static void obs_partial(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next,
 			stime_t now)
 {
-	bool partial = false;
+	bool partial = false, allfull = true;
 	int running = 0;
 
 	if (last_partial)
 		partial_ns += now - last_t;
+	if (last_allfull)
+		allfull_ns += now - last_t;
 	con_run_ns += (now - last_t) * last_running;
 	for (int i = 0; i < S.nvms; i++) {
 		int nrun = 0, nready = 0;
@@ -81,9 +84,11 @@ static void obs_partial(struct sched_pcpu *p, struct sched_vcpu *prev, struct sc
 			nready += st == SCHED_RUNNABLE;
 		}
 		partial |= nrun && nready;
+		allfull &= nrun == S.vm[i].nvcpus;
 		running += nrun;
 	}
 	last_partial = partial;
+	last_allfull = allfull;
 	last_running = running;
 	last_t = now;
 }
@@ -96,8 +101,8 @@ static double partial_fraction(const char *policy)
 	char buf[1024];
 
 	setup(scenario(policy, buf, sizeof(buf)));
-	last_t = partial_ns = con_run_ns = 0;
-	last_partial = false;
+	last_t = partial_ns = con_run_ns = allfull_ns = 0;
+	last_partial = last_allfull = false;
 	last_running = 0;
 	sched_hooks_set(&partial_hooks);
 	sim_run(&S);
@@ -116,6 +121,22 @@ START_TEST(test_gang_never_partial)
 	/* Partial only while signals travel (2 us kick latency) */
 	ck_assert_msg(g < 0.002, "gang partial %.4f of the run", g);
 	ck_assert_msg(c > 0.05, "credit partial %.4f (the check must be able to fail)", c);
+}
+END_TEST
+
+/* pcs co-schedules several CON VMs at once on disjoint pCPU sets; cs, one
+ * CON VM at a time on every pCPU, (almost) never runs both whole at once. */
+START_TEST(test_pcs_several_at_once)
+{
+	double fp, fc;
+
+	partial_fraction("pcs");
+	fp = (double)allfull_ns / (double)con_run_ns;
+	partial_fraction("cs");
+	fc = (double)allfull_ns / (double)con_run_ns;
+	fprintf(stderr, "both CON VMs whole at once: pcs %.4f cs %.4f (per CON vCPU-time)\n", fp, fc);
+	ck_assert_msg(fp > 0.02, "pcs ran both CON VMs whole at once %.4f", fp);
+	ck_assert_msg(fc < fp / 10, "cs ran both CON VMs whole at once %.4f (pcs %.4f)", fc, fp);
 }
 END_TEST
 
@@ -447,6 +468,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_gang_never_partial);
+	tcase_add_test(tc, test_pcs_several_at_once);
 	tcase_add_test(tc, test_pcs_signals_cocpus_only);
 	tcase_add_test(tc, test_signal_wide_masks);
 	tcase_add_test(tc, test_signal_preempts);
