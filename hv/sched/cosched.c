@@ -18,7 +18,8 @@
 struct cs_vm {
 	struct cpumask m;        /* CoCPUs of the current operation (incl. launcher if persist) */
 	struct cpumask run;      /* persist: members running a vCPU of this VM */
-	stime_t launch, deadline;
+	struct cpumask where;    /* pCPUs holding its vCPUs at the launch */
+	stime_t launch;          /* persist: the operation ends at launch + credit slice */
 	uint8_t active;
 	uint8_t overcommit;      /* more vCPUs than pCPUs: cannot be scattered */
 	uint8_t warned;
@@ -240,22 +241,26 @@ static bool cs_con(const struct sched_vm *vm)
 	return cosched_vm_is_con(vm) && !(cs.var->strict && DV(vm)->overcommit);
 }
 
-static bool match_vm(struct sched_vcpu *v, void *arg) { return v->vm == arg; }
+static bool cs_hit_vm(const struct sched_vm *vm) { return !cs_con(vm); }
 static bool match_hit(struct sched_vcpu *v, void *arg) { return !cs_con(v->vm); }
 static bool match_not_vm(struct sched_vcpu *v, void *arg) { return v->vm != arg; }
 
-/* CoCPUs: every online pCPU (cs, cds) or the pCPUs holding vm's vCPUs. */
-static void cs_cocpus(struct sched_vm *vm, struct cpumask *m)
+/* CoCPUs: every online pCPU (cs, cds) or the pCPUs holding vm's vCPUs
+ * (*where, computed for every variant: a signalled pCPU outside it holds
+ * nothing of vm and answers without searching its queue). O(vCPUs of vm)
+ * once per launch, not per decision. */
+static void cs_cocpus(struct sched_vm *vm, struct cpumask *m, struct cpumask *where)
 {
-	if (cs.var->global) {
-		*m = sched_sys.online;
-		return;
-	}
-	cpumask_zero(m);
+	cpumask_zero(where);
 	spin_lock(&sched_sys.vm_lock);
-	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next)
-		cpumask_set(m, READ_ONCE(v->pcpu));
+	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
+		unsigned c = READ_ONCE(v->pcpu);
+
+		if (c < SCHED_MAX_PCPUS)
+			where->w[c / 64] |= BIT(c % 64);
+	}
 	spin_unlock(&sched_sys.vm_lock);
+	*m = cs.var->global ? sched_sys.online : *where;
 }
 
 static bool cs_overlap(const struct cpumask *a, const struct cpumask *b)
@@ -318,7 +323,7 @@ static void cs_end_op(struct sched_vm *vm, struct sched_vcpu *by, unsigned self,
 		return;
 	cpumask_zero(&sig);
 	if (desched)
-		for_each_cpu(c, &d->run)
+		for_each_cpu_word(c, &d->run)
 			if (c != self) {
 				cs.desched[c] = vm;
 				cpumask_set(&sig, c);
@@ -339,10 +344,10 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 {
 	struct sched_vm *vm = by->vm;
 	struct cs_vm *d = DV(vm);
-	struct cpumask m, sig;
-	unsigned c;
+	struct cpumask m, sig, where;
+	unsigned c, nsig = 0;
 
-	cs_cocpus(vm, &m);
+	cs_cocpus(vm, &m, &where);
 	if (cs.var->persist)
 		cpumask_set(&m, p->id);
 	else
@@ -354,29 +359,57 @@ static bool cs_launch(struct sched_pcpu *p, struct sched_vcpu *by, stime_t now)
 	cosched_stats.ops++;
 	sig = m;
 	cpumask_clear(&sig, p->id);
-	for_each_cpu(c, &sig) {
+	if (cs.var->persist)
+		cpumask_zero(&d->run);
+	/* One pass over CoCPUs (every pCPU for cs and cds): word by word. A
+	 * pCPU already running a vCPU of the VM is co-scheduled: it is not
+	 * signalled (a signal to it would not make it decide, since its
+	 * current vCPU is of CoDom, and would stay pending: the next launches
+	 * were refused and the slice end re-picked the VM while a HIT vCPU
+	 * queued there starved). */
+	for_each_cpu_word(c, &m) {
+		struct sched_pcpu *q;
+		struct sched_vcpu *cur;
+
+		if (cs.var->persist)
+			cs.owner[c] = vm;
+		if (c == p->id)
+			continue;
+		/* Only a pCPU holding one of its vCPUs can be running it. */
+		q = where.w[c / 64] & BIT(c % 64) ? sched_sys.pcpu[c] : NULL;
+		cur = q ? READ_ONCE(q->curr) : NULL;
+		if (cur && cur->vm == vm) {
+			cpumask_clear(&sig, c);
+			if (cs.var->persist)
+				cpumask_set(&d->run, c);
+			continue;
+		}
+		nsig++;
 		cs.codom[c] = vm;                     /* per_cpu(CoDom, cpu) = Next.Dom */
 		if (cs.desched[c] == vm)
 			cs.desched[c] = NULL;         /* superseded: run it, do not stop it */
 	}
+	/* pcs: the operation is the signalled pCPUs, done when all answered. */
+	if (!cs.var->persist)
+		m = sig;
 	cs_or(&cs.coworkers, &sig);
 	cs_or(&cs.copartners, &m);
 	d->m = m;
+	d->where = where;
 	d->launch = now;
-	d->active = 1;
-	if (cs.var->persist) {
-		for_each_cpu(c, &m)
-			cs.owner[c] = vm;
-		cpumask_zero(&d->run);
-		d->deadline = now + sched_opts.credit_tslice;
-	}
+	d->active = cs.var->persist || nsig;
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vcpu *s = vm->vcpus; s; s = s->vm_next)
 		VV(s)->edge_from = READ_ONCE(s->state) == SCHED_RUNNABLE ? now : 0;
 	spin_unlock(&sched_sys.vm_lock);
-	cosched_stats.signals += cpumask_weight(&sig);
+	cosched_stats.signals += nsig;
 	sched_cosched_signal(p->id, by, &sig, now);   /* cpu_raise(CoCPUs, SCHED_SIG) */
 	return true;
+}
+
+static stime_t cs_deadline(const struct sched_vm *vm)
+{
+	return DV(vm)->launch + sched_opts.credit_tslice;
 }
 
 static bool cs_must_switch(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
@@ -390,7 +423,7 @@ static bool cs_must_switch(struct sched_pcpu *p, struct sched_vcpu *prev, stime_
 	if (READ_ONCE(cs.desched[p->id]) == prev->vm)
 		return true;
 	own = cs_owner(p->id);
-	if (cs.var->persist && own && own == prev->vm && now >= DV(own)->deadline)
+	if (cs.var->persist && own && own == prev->vm && now >= cs_deadline(own))
 		return true;
 	/* Strict gang: a CON vCPU outside its operation must stop. */
 	if (cs.var->strict && cs_con(prev->vm) && own != prev->vm)
@@ -415,7 +448,7 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	spin_lock(&cs.lock);
 	own = cs.var->persist ? cs_owner(id) : NULL;
 	/* A persistent operation lasts one credit slice. */
-	if (own && now >= DV(own)->deadline) {
+	if (own && now >= cs_deadline(own)) {
 		/* Another VM was refused on these pCPUs meanwhile? */
 		waited = cs_overlap(&cs.waiters, &DV(own)->m);
 		cs_end_op(own, prev, id, now, cs.var->codesched || cs.var->strict);
@@ -426,10 +459,18 @@ static struct sched_vcpu *cs_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	if (dom) {
 		/* Alg. 1 lines 3-17: run the co-scheduled VM's vCPU queued here,
 		 * else a HIT vCPU; this pCPU has answered. */
+		struct sched_vcpu *hit = NULL;
+		bool holds = cpumask_test(&DV(dom)->where, id);
+
+		/* A pCPU that held no vCPU of the VM at the launch (most of
+		 * them for cs and cds) does not search its queue for one: the
+		 * operation's members are the pCPUs that held the VM then (a
+		 * sibling stolen here since is not looked for). */
 		next = cand && cand->vm == dom ? cand :      /* credit's choice among them */
-		       csched_runq_find(p, match_vm, dom);
+		       holds ? csched_runq_find_vm(p, dom, cs_hit_vm, &hit) : NULL;
 		if (!next)
-			next = cand && !cs_con(cand->vm) ? cand : csched_runq_find(p, match_hit, NULL);
+			next = cand && !cs_con(cand->vm) ? cand :
+			       holds ? hit : csched_runq_find(p, match_hit, NULL);
 		cs.codom[id] = NULL;
 		if (cs.desched[id] == dom)
 			cs.desched[id] = NULL;

@@ -88,4 +88,14 @@ static inline unsigned cpumask_next_and_wrap(const struct cpumask *a, const stru
 #define for_each_cpu(c, m) \
 	for ((c) = cpumask_next_and((m), NULL, 0); (c) < SCHED_MAX_PCPUS; \
 	     (c) = cpumask_next_and((m), NULL, (c) + 1))
+
+/* The same set word by word: a few instructions per set bit and none per
+ * clear one (for wide masks, e.g. a co-scheduling signal to every pCPU).
+ * Each word is read once; the body must not `break` (it would leave only
+ * the word's loop). */
+#define for_each_cpu_word(c, m)                                                  \
+	for (unsigned c##_w = 0; c##_w < CPUMASK_WORDS; c##_w++)                   \
+		for (uint64_t c##_x = READ_ONCE((m)->w[c##_w]);                    \
+		     c##_x && ((c) = c##_w * 64 + (unsigned)__builtin_ctzll(c##_x), 1); \
+		     c##_x &= c##_x - 1)
 #endif

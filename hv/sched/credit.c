@@ -82,6 +82,26 @@ static void rq_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
 	cv->queued = 1;
 }
 
+/* Queue cv at the head of its priority's FIFO (a demoted vCPU, see
+ * csched_refresh). locked(p). */
+static void rq_insert_head(struct sched_pcpu *p, struct csched_vcpu *cv)
+{
+	struct csched_pcpu *pc = CP(p);
+	unsigned c = cv->pri;
+
+	cv->qpri = (uint8_t)c;
+	cv->prev = NULL;
+	cv->next = pc->head[c];
+	if (pc->head[c])
+		pc->head[c]->prev = cv;
+	else
+		pc->tail[c] = cv;
+	pc->head[c] = cv;
+	if (pc->nq[c]++ == 0)
+		cpumask_set(&prv.qmask[c], p->id);
+	cv->queued = 1;
+}
+
 static void rq_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
 {
 	struct csched_pcpu *pc = CP(p);
@@ -144,7 +164,15 @@ static void csched_enqueue(struct sched_pcpu *p, struct csched_vcpu *cv)
 }
 
 /* After an accounting period: move vCPUs whose priority changed, release
- * parked ones whose VM got budget again (Xen's csched_runq_sort). locked(p). */
+ * parked ones whose VM got budget again (Xen's csched_runq_sort). locked(p).
+ * Xen's sort keeps the queue's order: a vCPU demoted (a queued BOOST or COS
+ * vCPU that the refill set to UNDER) stays ahead of the class it falls into,
+ * so it goes to that FIFO's head (the lower source classes first, each from
+ * its tail, so the old order holds); a promoted one joins its new FIFO's
+ * tail. Appending a demoted waker instead put a BOOST wake behind every
+ * UNDER vCPU queued before it: with a co-stop (relaxed) ending the current
+ * vCPU inside a delayed-preemption hold, the waker then waited a whole
+ * slice (docs/sched.md "Conformance"). */
 static void csched_refresh(struct sched_pcpu *p)
 {
 	struct csched_pcpu *pc = CP(p);
@@ -154,14 +182,22 @@ static void csched_refresh(struct sched_pcpu *p)
 	if (pc->epoch == e && !__atomic_exchange_n(&pc->resort, 0, __ATOMIC_ACQ_REL))
 		return;
 	pc->epoch = e;
-	for (unsigned c = CPRI_OVER; c < CPRI_N; c++)
+	for (unsigned c = CPRI_OVER; c < CPRI_N; c++) {
+		for (cv = pc->tail[c]; cv; cv = nx) {
+			nx = cv->prev;
+			if (cv->pri < cv->qpri) {
+				rq_remove(p, cv);
+				rq_insert_head(p, cv);
+			}
+		}
 		for (cv = pc->head[c]; cv; cv = nx) {
 			nx = cv->next;
-			if (cv->pri != cv->qpri) {
+			if (cv->pri > cv->qpri) {
 				rq_remove(p, cv);
 				rq_insert(p, cv);
 			}
 		}
+	}
 	for (cv = pc->parked; cv; cv = nx) {
 		nx = cv->next;
 		if (!READ_ONCE(CD(cv->v->vm)->parked)) {
@@ -698,6 +734,21 @@ struct sched_vcpu *csched_runq_find(struct sched_pcpu *p,
 		for (struct csched_vcpu *cv = CP(p)->head[c]; cv; cv = cv->next)
 			if (match(cv->v, arg))
 				return cv->v;
+	return NULL;
+}
+
+struct sched_vcpu *csched_runq_find_vm(struct sched_pcpu *p, const struct sched_vm *vm,
+				       bool (*is_hit)(const struct sched_vm *vm),
+				       struct sched_vcpu **hit)
+{
+	*hit = NULL;
+	for (int c = CPRI_COS; c > CPRI_IDLE; c--)
+		for (struct csched_vcpu *cv = CP(p)->head[c]; cv; cv = cv->next) {
+			if (cv->v->vm == vm)
+				return cv->v;
+			if (!*hit && is_hit(cv->v->vm))
+				*hit = cv->v;
+		}
 	return NULL;
 }
 

@@ -104,6 +104,13 @@ void csched_vcpu_set_pri(struct sched_vcpu *v, int pri);
 /* First vCPU queued on p (priority order, FIFO) with match(v, arg). locked(p). */
 struct sched_vcpu *csched_runq_find(struct sched_pcpu *p,
 				    bool (*match)(struct sched_vcpu *v, void *arg), void *arg);
+/* One pass for a co-scheduling signal (seed 003 Alg. 1 lines 4-11): the
+ * first vCPU of vm queued on p, and in *hit the first before it or, with
+ * none, in the whole queue with is_hit(its VM) (evaluated until one is
+ * found). O(queue on p), no call per vCPU of vm. locked(p). */
+struct sched_vcpu *csched_runq_find_vm(struct sched_pcpu *p, const struct sched_vm *vm,
+				       bool (*is_hit)(const struct sched_vm *vm),
+				       struct sched_vcpu **hit);
 /* Queued/running load of a pCPU (credit's measure). */
 unsigned csched_pcpu_load(unsigned cpu);
 #endif

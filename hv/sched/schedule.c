@@ -67,7 +67,7 @@ void sched_cpus_resched(const struct cpumask *m, stime_t now)
 {
 	unsigned c;
 
-	for_each_cpu(c, m)
+	for_each_cpu_word(c, m)
 		sched_cpu_resched(c);
 }
 
@@ -82,7 +82,7 @@ void sched_cosched_signal(unsigned from, struct sched_vcpu *by, const struct cpu
 {
 	unsigned c;
 
-	for_each_cpu(c, m) {
+	for_each_cpu_word(c, m) {
 		sched_trace_event(from, by, VPE_COSCHED_SIGNAL, now, c);
 		sched_cpu_resched(c);
 	}

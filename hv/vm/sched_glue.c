@@ -5,6 +5,7 @@
 #include "vm/sched_glue.h"
 #include "vm/sched_glue.h"
 #include "sched/sched.h"
+#include "sched/cosched.h"
 #include "hv.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
@@ -297,6 +298,12 @@ void sched_glue_print(void)
 	for (unsigned c = 0; c < nr_cpus_online; c++)
 		pr_info("summary: pcpu%u schedule %lu switches %lu idle %ld ms\n", c,
 			pcpus[c].nschedule, pcpus[c].nswitch, pcpus[c].idle_time / 1000000);
+	if (cosched_stats.ops)   /* a co-scheduling policy ran (docs/sched.md) */
+		pr_info("summary: cosched ops %llu signals %llu codesched %llu refused %llu\n",
+			(unsigned long long)cosched_stats.ops,
+			(unsigned long long)cosched_stats.signals,
+			(unsigned long long)cosched_stats.codesched,
+			(unsigned long long)cosched_stats.refused);
 	BSTAMP_PRINT();
 }
 

@@ -53,14 +53,6 @@ static const char *con_exception(const struct sched_policy *p, const char *test)
 		return "one CON VM co-scheduled at a time on every pCPU (exclusive)";
 	if (scatter && strstr(test, "cap_multi_vcpu_hog"))
 		return "scatter keeps the capped VM's vCPUs on distinct pCPUs";
-	/* Open (found when the DP and co-scheduling branches met): relaxed with
-	 * three co-stopping CON hogs on one pCPU and sched_dp_us=2000 lets one
-	 * wake of the io vCPU in ~400 wait a whole slice (31.95 ms; hvsim
-	 * reproduces it). Not root-caused yet: skipped here, listed in
-	 * docs/sched.md "Conformance". */
-	if (!strcmp(p->name, "relaxed") && strstr(test, "boost_latency") &&
-	    sched_opts.dp_mode == SCHED_DP_FIXED)
-		return "relaxed + fixed DP: one wake waits a slice (open, docs/sched.md)";
 	return NULL;
 }
 

@@ -2,7 +2,10 @@
  * on the hvsim engine, observed at every context switch (sched_hooks
  * .switched) and every co-scheduling signal (vprof stub observer):
  *  - gang never runs a partial CON VM (beyond the signal latency); credit does;
+ *  - pcs runs two CON VMs whole at the same time (disjoint CoCPUs); cs does not;
  *  - pcs signals only pCPUs that hold a vCPU of the VM (its CoCPUs); cs does not;
+ *    signals name pCPUs past 64 and are charged to the co-scheduled VM;
+ *  - a signal preempts an equal-priority vCPU at once (sibling start edges);
  *  - bcs never switches in a vCPU still at COS, and raises some;
  *  - scatter: a CON VM's vCPUs sit on distinct pCPUs; a CON VM with more
  *    vCPUs than pCPUs finishes under every variant (no hang);
@@ -54,18 +57,20 @@ static bool all_done(void)
 }
 
 /* ---- gang: partial CON VM time ------------------------------------------- */
-static stime_t last_t, partial_ns, con_run_ns;
-static bool last_partial;
+static stime_t last_t, partial_ns, con_run_ns, allfull_ns;
+static bool last_partial, last_allfull;
 static int last_running;
 
 static void obs_partial(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next,
 			stime_t now)
 {
-	bool partial = false;
+	bool partial = false, allfull = true;
 	int running = 0;
 
 	if (last_partial)
 		partial_ns += now - last_t;
+	if (last_allfull)
+		allfull_ns += now - last_t;
 	con_run_ns += (now - last_t) * last_running;
 	for (int i = 0; i < S.nvms; i++) {
 		int nrun = 0, nready = 0;
@@ -79,9 +84,11 @@ static void obs_partial(struct sched_pcpu *p, struct sched_vcpu *prev, struct sc
 			nready += st == SCHED_RUNNABLE;
 		}
 		partial |= nrun && nready;
+		allfull &= nrun == S.vm[i].nvcpus;
 		running += nrun;
 	}
 	last_partial = partial;
+	last_allfull = allfull;
 	last_running = running;
 	last_t = now;
 }
@@ -94,8 +101,8 @@ static double partial_fraction(const char *policy)
 	char buf[1024];
 
 	setup(scenario(policy, buf, sizeof(buf)));
-	last_t = partial_ns = con_run_ns = 0;
-	last_partial = false;
+	last_t = partial_ns = con_run_ns = allfull_ns = 0;
+	last_partial = last_allfull = false;
 	last_running = 0;
 	sched_hooks_set(&partial_hooks);
 	sim_run(&S);
@@ -114,6 +121,22 @@ START_TEST(test_gang_never_partial)
 	/* Partial only while signals travel (2 us kick latency) */
 	ck_assert_msg(g < 0.002, "gang partial %.4f of the run", g);
 	ck_assert_msg(c > 0.05, "credit partial %.4f (the check must be able to fail)", c);
+}
+END_TEST
+
+/* pcs co-schedules several CON VMs at once on disjoint pCPU sets; cs, one
+ * CON VM at a time on every pCPU, (almost) never runs both whole at once. */
+START_TEST(test_pcs_several_at_once)
+{
+	double fp, fc;
+
+	partial_fraction("pcs");
+	fp = (double)allfull_ns / (double)con_run_ns;
+	partial_fraction("cs");
+	fc = (double)allfull_ns / (double)con_run_ns;
+	fprintf(stderr, "both CON VMs whole at once: pcs %.4f cs %.4f (per CON vCPU-time)\n", fp, fc);
+	ck_assert_msg(fp > 0.02, "pcs ran both CON VMs whole at once %.4f", fp);
+	ck_assert_msg(fc < fp / 10, "cs ran both CON VMs whole at once %.4f (pcs %.4f)", fc, fp);
 }
 END_TEST
 
@@ -158,6 +181,113 @@ START_TEST(test_pcs_signals_cocpus_only)
 	ck_assert_msg(nsig_outside == 0, "pcs signalled %lu pCPUs outside CoCPUs", nsig_outside);
 	count_signals("cs");   /* global: must hit pCPUs without the VM */
 	ck_assert_msg(nsig_outside > 0, "cs signals all pCPUs, saw none outside");
+}
+END_TEST
+
+/* Masks wider than 64 pCPUs (the old event kept only the low 64 bits): a CON
+ * VM pinned to pCPUs 70 and 129 of 130, each beside a HIT hog. pcs signals
+ * exactly those two (charged to the CON VM, obs_signal), cs every pCPU up to
+ * 129. */
+static unsigned long nsig_hi, nsig_top;
+
+static void obs_wide(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev, stime_t now,
+		     uint64_t arg)
+{
+	if (ev != VPE_COSCHED_SIGNAL)
+		return;
+	obs_signal(pcpu, vm, vcpu, ev, now, arg);
+	nsig_hi += arg >= 64;
+	nsig_top += arg == 129;
+}
+
+START_TEST(test_signal_wide_masks)
+{
+	static const char *const pols[] = { "pcs", "cs" };
+
+	for (size_t k = 0; k < 2; k++) {
+		char buf[1024];
+
+		snprintf(buf, sizeof(buf),
+			 "pcpus 130\nseed 4\nduration 2s\npolicy %s\nvm c vcpus=2 type=con\n"
+			 "vm h vcpus=2\nthread c.0-1 persistent\nthread h.0-1 persistent\n"
+			 "pin c.0 70\npin c.1 129\npin h.0 70\npin h.1 129\n", pols[k]);
+		setup(buf);
+		nsig = nsig_outside = nsig_hi = nsig_top = 0;
+		vprof_stub_event_hook = obs_wide;
+		sim_run(&S);
+		vprof_stub_event_hook = NULL;
+		fprintf(stderr, "%s on 130 pCPUs: %lu signals, %lu to pCPU >= 64, %lu to 129, "
+			"%lu outside CoCPUs\n", pols[k], nsig, nsig_hi, nsig_top, nsig_outside);
+		ck_assert_msg(nsig > 10 && nsig_top > 5, "%s: %lu signals, %lu to pCPU 129", pols[k],
+			      nsig, nsig_top);
+		if (k == 0)
+			ck_assert_msg(nsig_hi == nsig && nsig_outside == 0,
+				      "pcs: %lu of %lu signals to pCPUs >= 64, %lu outside", nsig_hi,
+				      nsig, nsig_outside);
+		else
+			ck_assert_msg(nsig_outside > nsig / 2, "cs: %lu of %lu outside", nsig_outside,
+				      nsig);
+		sim_free(&S);
+	}
+}
+END_TEST
+
+/* A co-scheduling signal really preempts: credit keeps an equal-priority
+ * current vCPU to its slice end, so a signalled pCPU running a HIT hog of the
+ * same priority would start the sibling up to a slice (30 ms) late. c.0
+ * alone on pCPU 0 wakes every 3 ms (off the slice grid) and launches; c.1 and
+ * a HIT hog share pCPU 1 (both UNDER, pinned). Every signal that finds the
+ * hog running must see c.1 switched in within 100 us (signal latency 2 us). */
+static stime_t sig_pending[2], sig_lat_max;
+static unsigned long sig_preempts;
+
+static void obs_pre_signal(unsigned pcpu, uint16_t vm, uint16_t vcpu, enum vp_event ev,
+			   stime_t now, uint64_t arg)
+{
+	struct sched_pcpu *p = sched_pcpu_get((unsigned)arg);
+
+	if (ev == VPE_COSCHED_SIGNAL && arg < 2 && p->curr && p->curr->vm->id != vm &&
+	    !sig_pending[arg])
+		sig_pending[arg] = now;
+}
+
+static void obs_pre_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next,
+			   stime_t now)
+{
+	if (p->id < 2 && sig_pending[p->id] && next && next->vm->params.type == SCHED_TYPE_CON) {
+		sig_lat_max = MAX(sig_lat_max, now - sig_pending[p->id]);
+		sig_preempts++;
+		sig_pending[p->id] = 0;
+	}
+}
+
+static const struct sched_hooks pre_hooks = { .name = "test-pre", .switched = obs_pre_switch };
+
+START_TEST(test_signal_preempts)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf),
+		 "pcpus 2\nseed 6\nduration 3s\npolicy pcs\nvm c vcpus=2 type=con\nvm h vcpus=1\n"
+		 "program io\n loop forever\n  compute 300us\n  sleep 2700us\n end\nend\n"
+		 "thread c.0 io\nthread c.1 persistent\nthread h.0 persistent\n"
+		 "pin c.0 0\npin c.1 1\npin h.0 1\n");
+	setup(buf);
+	memset(sig_pending, 0, sizeof(sig_pending));
+	sig_lat_max = 0;
+	sig_preempts = 0;
+	vprof_stub_event_hook = obs_pre_signal;
+	sched_hooks_set(&pre_hooks);
+	sim_run(&S);
+	vprof_stub_event_hook = NULL;
+	fprintf(stderr, "pcs: %lu signals preempted a HIT hog, max %lld ns to the switch\n",
+		sig_preempts, (long long)sig_lat_max);
+	ck_assert_msg(sig_preempts > 20, "only %lu signals found the hog running", sig_preempts);
+	ck_assert_msg(sig_lat_max <= SIM_US(100), "a signalled pCPU switched %lld ns late",
+		      (long long)sig_lat_max);
+	ck_assert_msg(!sig_pending[1] || S.now - sig_pending[1] <= SIM_US(100),
+		      "a signal still unanswered at the end");
+	sim_free(&S);
 }
 END_TEST
 
@@ -338,7 +468,10 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_gang_never_partial);
+	tcase_add_test(tc, test_pcs_several_at_once);
 	tcase_add_test(tc, test_pcs_signals_cocpus_only);
+	tcase_add_test(tc, test_signal_wide_masks);
+	tcase_add_test(tc, test_signal_preempts);
 	tcase_add_test(tc, test_bcs_cos_falls_back);
 	tcase_add_test(tc, test_scatter_and_overcommit);
 	tcase_add_test(tc, test_scatter_at_run_time);

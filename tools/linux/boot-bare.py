@@ -263,6 +263,7 @@ def boot_one(a, cpus, work):
         if p.returncode:
             print(f"  hvrun exit status {p.returncode}")
     errs = check(text, cpus, runs, a.strict)
+    errs += [f"no line matching '{e}'" for e in a.expect if not re.search(e, text, re.M)]
     if a.emu == "bareload" and not boot_cycles(text, a.emu):
         errs.append("no 'bareload: kernel entry tsc=' / 'tsc-init' stamps in order")
     return text, errs, wall
@@ -441,6 +442,8 @@ def main():
                     help="per-iteration cost of the --run workloads, hypervisor / bare Bochs")
     ap.add_argument("--strict", action="store_true",
                     help="also fail on a tainted kernel or any kernel warning")
+    ap.add_argument("--expect", action="append", default=[],
+                    help="regex the serial log must match, e.g. a hypervisor line (repeatable)")
     ap.add_argument("--name", default=None, help="test name prefix (default from --emu)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()

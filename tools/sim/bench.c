@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "sched/policy.h"
+#include "sched/cosched.h"
 
 static stime_t now;
 static stime_t b_now(void *c) { return now; }
@@ -75,6 +76,9 @@ int main(int argc, char **argv)
 			wakes++;
 		}
 	}
-	printf("decisions=%d wakes=%d timers=%d\n", decisions, wakes, n);
+	printf("decisions=%d wakes=%d timers=%d cosched_ops=%llu cosched_signals=%llu "
+	       "codesched=%llu refused=%llu\n", decisions, wakes, n,
+	       (unsigned long long)cosched_stats.ops, (unsigned long long)cosched_stats.signals,
+	       (unsigned long long)cosched_stats.codesched, (unsigned long long)cosched_stats.refused);
 	return 0;
 }
