@@ -20,7 +20,14 @@
 #define HV_PV_F_SHARED_PAGE   (1u << 0) /* per-vCPU shared page (HC_SCHED_SHARED_PAGE) */
 #define HV_PV_F_SA            (1u << 1) /* SA upcall, ack with op and seq (seed 000) */
 #define HV_PV_F_BALLOON       (1u << 2) /* sleep cancel-if-pending + timeout, balloon mode (seed 004) */
-#define HV_PV_F_ALL           (HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON)
+#define HV_PV_F_BALLOON_OPTIN (1u << 3) /* mode upcalls only with HV_SA_REG_BALLOON (docs/pv-abi.md) */
+#define HV_PV_F_ALL           (HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON | \
+			       HV_PV_F_BALLOON_OPTIN)
+
+/* HC_SCHED_SA_REGISTER rbx: bits 7:0 the vector, above them flags. Each
+ * registration sets the flags anew; vector 0 takes flags 0. */
+#define HV_SA_REG_VECTOR      0xffu
+#define HV_SA_REG_BALLOON     (1u << 8) /* also send balloon mode-change upcalls (seed 004 §5) */
 
 /* HC_SCHED_SA_ACK rbx: what the guest did about the upcall (seed 000 Alg. 1). */
 #define HV_SA_ACK_YIELD       0u  /* deschedule now, stay runnable */
@@ -50,7 +57,7 @@
 #define HC_SCHED_YIELD       (HC_BASE + 0x10) /* rbx=target vcpu or -1 */
 #define HC_SCHED_BLOCK       (HC_BASE + 0x11) /* block until an event */
 #define HC_SCHED_SA_ACK      (HC_BASE + 0x12) /* rbx=HV_SA_ACK_* op, rcx=sa_seq answered; -ESTALE if stale */
-#define HC_SCHED_SA_REGISTER (HC_BASE + 0x13) /* rbx=upcall vector (0 off), rcx=shared page gpa (0 keeps) */
+#define HC_SCHED_SA_REGISTER (HC_BASE + 0x13) /* rbx=vector (0 off) | HV_SA_REG_*, rcx=page gpa (0 keeps) */
 #define HC_SCHED_SLEEP       (HC_BASE + 0x14) /* CPL0; rbx=timeout ns (0 none); 1 if an irq was pending (seed 004) */
 #define HC_SCHED_GET_PARAM   (HC_BASE + 0x15) /* privileged: rbx=vm, rcx=param */
 #define HC_SCHED_SET_PARAM   (HC_BASE + 0x16) /* privileged: rbx=vm, rcx=param, rdx=value */

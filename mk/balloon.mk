@@ -11,7 +11,12 @@
 #                            timeout beside a hog VM, both must finish
 #                            (four Linux boots, 37 s on an idle host: in `make test`)
 #   make exp-balloon         all six arms (io-only, io-balloon, vanilla, pv,
-#                            balloon-s, balloon-d): p50/p99 wake-up latency, throughput
+#                            balloon-s, balloon-d): p50/p99 wake-up latency, throughput;
+#                            then the SMP case (4 vCPUs on 4 pCPUs, cap 200, a
+#                            latprobe task per vCPU, 4 hog threads) and two
+#                            uncapped 1-vCPU VMs sharing one pCPU (latprobe +
+#                            hog in each), arms io-only, vanilla, pv, balloon-s,
+#                            balloon-d (long: Bochs with 4 CPUs)
 BALLOON_EXP := tools/linux/balloonexp.py
 BALLOON_ARGS ?=
 
@@ -19,8 +24,13 @@ test-linux-balloon: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) $(BALLOON_EXP) --arms io-balloon,vanilla,balloon-d --check --sleepy \
 		--keep $(BUILD)/balloonexp/test $(BALLOON_ARGS)
 
+BALLOON_EXP_ARMS := io-only,vanilla,pv,balloon-s,balloon-d
 exp-balloon: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) $(BALLOON_EXP) --keep $(BUILD)/balloonexp/exp $(BALLOON_ARGS)
+	@$(PYTHON) $(BALLOON_EXP) --vcpus 4 --arms $(BALLOON_EXP_ARMS) --timeout 1200 \
+		--keep $(BUILD)/balloonexp/exp-smp4 $(BALLOON_ARGS)
+	@$(PYTHON) $(BALLOON_EXP) --share --arms $(BALLOON_EXP_ARMS) --timeout 600 \
+		--keep $(BUILD)/balloonexp/exp-share $(BALLOON_ARGS)
 
 TEST_TARGETS += test-linux-balloon
 .PHONY: test-linux-balloon exp-balloon

@@ -93,6 +93,12 @@ static void upcall(unsigned vec)
 		apic_write(APIC_TDCR, 0xb);
 		apic_write(APIC_LVT_TIMER, VEC_TIMER);
 		apic_write(APIC_TMICT, 5000000);   /* 5 ms at 1 ns per count */
+		/* EOI first, as Linux's sysvec handlers do: with the upcall
+		 * vector in service PPR is 0xf0 and the 0x44 timer could not
+		 * end the block (SDM vol. 3 §11.8.3.1); the block then waited
+		 * for some other upcall (a balloon mode change, 132 ms, before
+		 * those became opt-in). The dispatcher's EOI finds ISR empty. */
+		apic_eoi();
 		r_block = call(HC_SCHED_SA_ACK, HV_SA_ACK_BLOCK, sa_seq);
 		block_us = (rdtsc() - t0) * 1000 / tsc_khz;
 		block_steal_us = (page.steal_ns - st0) / 1000;

@@ -282,12 +282,17 @@ stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now)
 	return slice;
 }
 
-/* HC_SCHED_SA_REGISTER: vector 32..255 (0 disables). */
-int sched_sa_register(struct sched_vcpu *v, uint8_t vector)
+/* HC_SCHED_SA_REGISTER: vector 32..255 (0 disables), HV_SA_REG_BALLOON
+ * subscribes to the balloon mode upcall (docs/pv-abi.md: opt-in, so a guest
+ * that registered only for SA, e.g. IRS, is never woken by mode changes). */
+int sched_sa_register(struct sched_vcpu *v, uint32_t reg)
 {
-	if (vector && vector < 32)
+	uint32_t vector = reg & HV_SA_REG_VECTOR, flags = reg & ~HV_SA_REG_VECTOR;
+
+	if ((vector && vector < 32) || (flags & ~HV_SA_REG_BALLOON) || (flags && !vector))
 		return trace_error(-EINVAL);
-	v->sa_vector = vector;
+	v->sa_vector = (uint8_t)vector;
+	WRITE_ONCE(v->balloon_sub, !!(flags & HV_SA_REG_BALLOON));
 	return 0;
 }
 
@@ -328,8 +333,19 @@ int sched_sa_ack(struct sched_vcpu *v, unsigned op, uint32_t seq, stime_t now)
 
 /* ---- balloon (seed 004 §4.3 semi-work-conserving mode) -------------------- */
 
-#define SCHED_BALLOON_MAX_VMS   64
-#define SCHED_BALLOON_MAX_VCPUS 64
+/*
+ * The VM and vCPU lists are walked under vm_lock, but the work on each entry
+ * takes locks that come before vm_lock (vm_budget, runqueue locks; lock
+ * order: runqueue -> prv -> vm_lock). So the walks collect entries in
+ * batches of SCHED_BALLOON_BATCH on the stack, drop the lock, handle the
+ * batch, and resume at the next list position: every VM and every vCPU is
+ * handled whatever their number (no silent 64-VM / 64-vCPU limit). An entry
+ * added meanwhile at the list head shifts positions by one, so an entry may
+ * be handled twice (harmless: the writes repeat, a second wake is a no-op).
+ * Removal (VM teardown, after its vCPUs stopped) between two batches could
+ * make the walk skip one entry until the next period or scan.
+ */
+#define SCHED_BALLOON_BATCH 32
 
 /*
  * One VM's mode for the rest of the period. Seed 004 §4.3: NWC at the start
@@ -345,9 +361,9 @@ int sched_sa_ack(struct sched_vcpu *v, unsigned op, uint32_t seq, stime_t now)
  */
 static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 {
-	struct sched_vcpu *vc[SCHED_BALLOON_MAX_VCPUS], *v;
+	struct sched_vcpu *vc[SCHED_BALLOON_BATCH], *v;
 	stime_t refill = STIME_MAX, left, span, next = STIME_MAX;
-	unsigned n = 0, nv = 0, ncpu;
+	unsigned n = 0, nv, pos, ncpu;
 	struct cpumask cpus;
 	uint8_t mode;
 	bool changed, listened = false;
@@ -355,9 +371,8 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 	left = sched_sys.ops->vm_budget(vm, now, &refill);
 	cpumask_zero(&cpus);
 	spin_lock(&sched_sys.vm_lock);
-	for (v = vm->vcpus; v && nv < SCHED_BALLOON_MAX_VCPUS; v = v->vm_next) {
-		vc[nv++] = v;
-		listened |= v->sa_vector != 0;
+	for (v = vm->vcpus; v; v = v->vm_next) {
+		listened |= v->sa_vector && v->balloon_sub;
 		if (READ_ONCE(v->state) != SCHED_OFFLINE || (READ_ONCE(v->flags) & SCHED_VF_BALLOON)) {
 			n++;
 			for (unsigned w = 0; w < CPUMASK_WORDS; w++)
@@ -376,7 +391,7 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 		next = refill - left / (stime_t)n;
 	}
 	/* The mid-period re-check only for a VM that can hear the mode change
-	 * (a registered upcall vector): others are decided once a period and
+	 * (a vCPU subscribed to the mode upcall): others are decided once a period and
 	 * their pCPUs keep the timer pattern they had without the balloon. */
 	if (!listened)
 		next = STIME_MAX;
@@ -385,75 +400,110 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 	WRITE_ONCE(vm->credit_left, left);
 	if (changed)
 		vm->nballoon_switch++;
-	for (unsigned i = 0; i < nv; i++) {
-		struct sched_pcpu *p;
-		struct sched_shared_page *sp;
+	pos = 0;
+	do {
+		unsigned i = 0;
 
-		v = vc[i];
-		p = sched_vcpu_lock(v);
-		sp = sched_vcpu_shared(v);
-		if (sp) {
-			sched_shared_begin(sp);
-			sp->balloon_mode = mode;
-			sp->credit_left_ns = left;
-			sched_shared_end(sp);
-		}
-		if (changed) {
-			sched_trace_event(p->id, v, VPE_BALLOON_MODE, now, mode);
-			/* Same vector as the SA upcall (PV ABI v1); it also ends a
-			 * balloon sleep, being an interrupt for the vCPU. */
-			if (sp && v->sa_vector) {
-				sched_upcall_reason(sp, HV_UPCALL_BALLOON_MODE);
-				sched_vcpu_inject(v, v->sa_vector);
+		nv = 0;
+		spin_lock(&sched_sys.vm_lock);
+		for (v = vm->vcpus; v && nv < SCHED_BALLOON_BATCH; v = v->vm_next)
+			if (i++ >= pos)
+				vc[nv++] = v;
+		spin_unlock(&sched_sys.vm_lock);
+		pos += nv;
+		for (i = 0; i < nv; i++) {
+			struct sched_pcpu *p;
+			struct sched_shared_page *sp;
+
+			v = vc[i];
+			p = sched_vcpu_lock(v);
+			sp = sched_vcpu_shared(v);
+			if (sp) {
+				sched_shared_begin(sp);
+				sp->balloon_mode = mode;
+				sp->credit_left_ns = left;
+				sched_shared_end(sp);
 			}
+			if (changed) {
+				sched_trace_event(p->id, v, VPE_BALLOON_MODE, now, mode);
+				/* Same vector as the SA upcall (PV ABI v1), only to a vCPU
+				 * that subscribed (HV_SA_REG_BALLOON); it also ends a
+				 * balloon sleep, being an interrupt for the vCPU. */
+				if (sp && v->sa_vector && v->balloon_sub) {
+					sched_upcall_reason(sp, HV_UPCALL_BALLOON_MODE);
+					sched_vcpu_inject(v, v->sa_vector);
+				}
+			}
+			sched_vcpu_unlock(p);
 		}
-		sched_vcpu_unlock(p);
-	}
+	} while (nv == SCHED_BALLOON_BATCH);
 	return next;
 }
 
-/* Every VM, after the policy's accounting (master pCPU, no lock). The VM
- * list is read under vm_lock, the VMs handled after it (vm_budget takes it);
- * a VM is removed only after its vCPUs stopped, never during accounting. */
+/* Every VM, after the policy's accounting (master pCPU, no lock), in
+ * batches (vm_budget takes vm_lock). */
 stime_t sched_balloon_update(stime_t now)
 {
-	struct sched_vm *vms[SCHED_BALLOON_MAX_VMS], *vm;
+	struct sched_vm *vms[SCHED_BALLOON_BATCH], *vm;
 	stime_t next = STIME_MAX;
-	unsigned n = 0;
+	unsigned n, pos = 0;
 
 	if (!sched_sys.ops->vm_budget)
 		return STIME_MAX;
-	spin_lock(&sched_sys.vm_lock);
-	for (vm = sched_sys.vms; vm && n < SCHED_BALLOON_MAX_VMS; vm = vm->next)
-		vms[n++] = vm;
-	spin_unlock(&sched_sys.vm_lock);
-	for (unsigned i = 0; i < n; i++)
-		next = MIN(next, sched_balloon_vm(vms[i], now));
+	do {
+		unsigned i = 0;
+
+		n = 0;
+		spin_lock(&sched_sys.vm_lock);
+		for (vm = sched_sys.vms; vm && n < SCHED_BALLOON_BATCH; vm = vm->next)
+			if (i++ >= pos)
+				vms[n++] = vm;
+		spin_unlock(&sched_sys.vm_lock);
+		pos += n;
+		for (i = 0; i < n; i++)
+			next = MIN(next, sched_balloon_vm(vms[i], now));
+	} while (n == SCHED_BALLOON_BATCH);
 	return next;
 }
 
-/* Balloon sleeps past their timeout end as if an interrupt had come. */
+/* Balloon sleeps past their timeout end as if an interrupt had come. All of
+ * them, in batches: the scan resumes after the last vCPU it examined. */
 stime_t sched_sleep_expire(stime_t now)
 {
-	struct sched_vcpu *due[SCHED_BALLOON_MAX_VCPUS];
+	struct sched_vcpu *due[SCHED_BALLOON_BATCH];
 	stime_t next = STIME_MAX;
-	unsigned n = 0;
+	unsigned n, pos = 0;
+	bool more;
 
-	spin_lock(&sched_sys.vm_lock);
-	for (struct sched_vm *vm = sched_sys.vms; vm; vm = vm->next)
-		for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
-			stime_t until = READ_ONCE(v->sleep_until);
+	do {
+		unsigned i = 0;
 
-			if (!(READ_ONCE(v->flags) & SCHED_VF_BALLOON) || until == STIME_MAX)
-				continue;
-			if (until <= now && n < SCHED_BALLOON_MAX_VCPUS)
-				due[n++] = v;
-			else
-				next = MIN(next, MAX(until, now + 1));
-		}
-	spin_unlock(&sched_sys.vm_lock);
-	for (unsigned i = 0; i < n; i++)
-		sched_wake(due[i], now);
+		n = 0;
+		more = false;
+		spin_lock(&sched_sys.vm_lock);
+		for (struct sched_vm *vm = sched_sys.vms; vm && !more; vm = vm->next)
+			for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
+				stime_t until = READ_ONCE(v->sleep_until);
+
+				if (i++ < pos)
+					continue;
+				if (n == SCHED_BALLOON_BATCH) {
+					more = true;   /* resume here after waking these */
+					i--;
+					break;
+				}
+				if (!(READ_ONCE(v->flags) & SCHED_VF_BALLOON) || until == STIME_MAX)
+					continue;
+				if (until <= now)
+					due[n++] = v;
+				else
+					next = MIN(next, until);
+			}
+		spin_unlock(&sched_sys.vm_lock);
+		pos = i;
+		for (i = 0; i < n; i++)
+			sched_wake(due[i], now);
+	} while (more);
 	return next;
 }
 

@@ -85,6 +85,7 @@ struct sched_vcpu {
 	stime_t  state_since;
 	struct cpumask affinity;       /* hard affinity (pinning) */
 	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
+	uint8_t  balloon_sub;          /* HV_SA_REG_BALLOON: wants balloon mode upcalls */
 	stime_t  sa_deadline;
 	stime_t  sa_sent_at;           /* injection time of the pending SA upcall */
 	uint32_t sa_seq;               /* seq of the latest SA upcall (shared page sa_seq) */
@@ -215,8 +216,10 @@ static inline bool sched_vcpu_waits_event(const struct sched_vcpu *v)
 	return v->state == SCHED_BLOCKED ||
 	       (v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON));
 }
-/* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15). */
-int sched_sa_register(struct sched_vcpu *v, uint8_t vector);
+/* HC_SCHED_SA_REGISTER / HC_SCHED_SA_ACK (seed 000 Alg. 1 lines 4-7, 15).
+ * reg = vector (0 off, else 32..255) | HV_SA_REG_* flags; -EINVAL for a bad
+ * vector, unknown flags or flags without a vector. */
+int sched_sa_register(struct sched_vcpu *v, uint32_t reg);
 /* HC_SCHED_SA_ACK(op = HV_SA_ACK_*, seq) of the running v (PV ABI v1,
  * docs/pv-abi.md). -EINVAL: bad op; -ESTALE: no upcall pending or seq is not
  * the pending one (ignored, counted). Accepted: 0 when v has been made to

@@ -52,17 +52,19 @@ static int64_t set_shared_page(struct vcpu *v, uint64_t gpa)
 
 /* Seed 000 Alg. 1: the guest names the vector of its upcall handler (32..255;
  * 0 disables) and the page where the hypervisor says an upcall is pending
- * (gpa 0 keeps the page already registered). */
-static int64_t hc_sa_register(struct vcpu *v, uint64_t vector, uint64_t gpa, uint64_t a2,
+ * (gpa 0 keeps the page already registered). Bits above the vector are
+ * HV_SA_REG_* flags (HV_SA_REG_BALLOON: mode upcalls too, seed 004 §5). */
+static int64_t hc_sa_register(struct vcpu *v, uint64_t reg, uint64_t gpa, uint64_t a2,
 			      uint64_t a3)
 {
+	uint64_t vector = reg & HV_SA_REG_VECTOR, flags = reg & ~(uint64_t)HV_SA_REG_VECTOR;
 	int64_t r;
 
-	if ((vector && vector < 32) || vector > 255)
+	if ((vector && vector < 32) || (flags & ~(uint64_t)HV_SA_REG_BALLOON) || (flags && !vector))
 		return -EINVAL;
 	if (gpa && (r = set_shared_page(v, gpa)))
 		return r;
-	return sched_sa_register(&v->sv, (uint8_t)vector);
+	return sched_sa_register(&v->sv, (uint32_t)reg);
 }
 HCALL_REGISTER(HC_SCHED_SA_REGISTER, hc_sa_register);
 

@@ -178,7 +178,8 @@ START_TEST(test_hv_leaves_plain)
 	memcpy(sig, &r.ebx, 4); memcpy(sig + 4, &r.ecx, 4); memcpy(sig + 8, &r.edx, 4);
 	ck_assert_str_eq(sig, "HVResearch");
 	r = run(0x40000001, 0, ALL);                        /* PV ABI v1 leaf */
-	ck_assert_uint_eq(r.eax, HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON);
+	ck_assert_uint_eq(r.eax, HV_PV_F_SHARED_PAGE | HV_PV_F_SA | HV_PV_F_BALLOON |
+			       HV_PV_F_BALLOON_OPTIN);
 	ck_assert_uint_eq(r.ebx, 1);
 	ck_assert_uint_eq(r.ecx, 64);
 	ck_assert_uint_eq(r.edx, 0);

@@ -461,7 +461,7 @@ START_TEST(test_balloon_mode)
 	setup_machine(1, 1, false);
 	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50);     /* 15 ms of each 30 ms */
 	a = sched_at(0, 0);
-	ck_assert_int_eq(sched_sa_register(a, 0xf3), 0);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
 	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_WC);
 	/* Run into the cap, sleep through the rest of the period. */
 	t = 0;
@@ -502,6 +502,129 @@ START_TEST(test_balloon_mode)
 }
 END_TEST
 
+/* The mode upcall is opt-in (HV_SA_REG_BALLOON): a vCPU registered for SA
+ * only (an IRS guest) still sees the mode in its page but gets no upcall,
+ * and its VM no mid-period re-check timer; bad registrations are refused. */
+START_TEST(test_balloon_upcall_optin)
+{
+	unsigned long long ev0 = vprof_stub_events[VPE_BALLOON_MODE];
+	struct sched_vcpu *a;
+	stime_t t;
+
+	setup_machine(1, 1, false);
+	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50);
+	a = sched_at(0, 0);
+	ck_assert_int_eq(sched_sa_register(a, 0x10 | HV_SA_REG_BALLOON), -EINVAL);
+	ck_assert_int_eq(sched_sa_register(a, HV_SA_REG_BALLOON), -EINVAL);    /* no vector */
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | 1u << 9), -EINVAL);       /* unknown flag */
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
+	ck_assert_int_eq(a->balloon_sub, 1);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3), 0);   /* each registration sets the flags */
+	ck_assert_int_eq(a->balloon_sub, 0);
+	ck_assert_int_eq(a->sa_vector, 0xf3);
+	for (t = 0; t < MS(29) && sched_at(0, t) == a;) {
+		t += MS(1);
+		sched_timer_fire(&P[0], t);
+	}
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(fake_page.balloon_mode, HV_BALLOON_NWC);   /* still written */
+	ck_assert_int_eq(fake_injected, 0);
+	ck_assert_uint_eq(fake_page.reasons & HV_UPCALL_BALLOON_MODE, 0);
+	ck_assert_int_eq(sched_sys.next_balloon, STIME_MAX);       /* no re-check */
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, 1);   /* still traced */
+	/* Subscribing later: the next change is announced. */
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
+	sched_timer_fire(&P[0], MS(60));
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	t = sched_sys.next_balloon;
+	ck_assert_int_gt(t, MS(60));                               /* re-check armed */
+	ck_assert_int_lt(t, MS(90));
+	ck_assert_ptr_eq(sched_at(0, MS(60)), a);
+	ck_assert_int_eq(sched_sleep(a, 0, MS(60)), 0);
+	sched_timer_fire(&P[0], t);
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_WC);
+	ck_assert_int_eq(VM[0].nballoon_switch, 2);
+	ck_assert_int_ge(fake_injected, 1);
+	ck_assert_int_eq(fake_vector, 0xf3);
+	ck_assert_uint_eq(fake_page.reasons & HV_UPCALL_BALLOON_MODE, HV_UPCALL_BALLOON_MODE);
+	/* Vector 0 drops the subscription with the vector. */
+	ck_assert_int_eq(sched_sa_register(a, 0), 0);
+	ck_assert_int_eq(a->balloon_sub, 0);
+}
+END_TEST
+
+/* No silent limit on VMs or vCPUs (the scans used to stop at 64): the mode
+ * is decided, written and announced for every one of 70 VMs and of 70
+ * vCPUs of one VM, and 70 balloon sleeps past their timeout all end in one
+ * scan. */
+#define MANY 70
+static struct sched_vm many_vm[MANY];
+static struct sched_vcpu many_v[MANY];
+
+START_TEST(test_balloon_many_vms)
+{
+	struct sched_vm_params prm = { .weight = 256 };
+	unsigned long long ev0 = vprof_stub_events[VPE_BALLOON_MODE];
+
+	setup_machine(1, 0, false);
+	for (int i = 0; i < MANY; i++) {
+		ck_assert_int_eq(sched_vm_add(&many_vm[i], (uint16_t)(10 + i), &prm), 0);
+		ck_assert_int_eq(sched_vm_param_set(&many_vm[i], SCHED_PARAM_CAP, 1), 0);
+		ck_assert_int_eq(sched_vcpu_add(&many_v[i], &many_vm[i], 0, 0), 0);
+		sched_vcpu_start(&many_v[i], 0);
+		ck_assert_int_eq(sched_sa_register(&many_v[i], 0xf3 | HV_SA_REG_BALLOON), 0);
+	}
+	/* Capped at 1%: none can run flat out for a period. */
+	for (stime_t t = MS(1); t <= MS(30); t += MS(1)) {
+		sched_at(0, t);
+		sched_timer_fire(&P[0], t);
+	}
+	for (int i = 0; i < MANY; i++)
+		ck_assert_int_eq(many_vm[i].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(fake_injected, MANY);
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, MANY);
+}
+END_TEST
+
+START_TEST(test_balloon_many_vcpus)
+{
+	struct cpumask m;
+	stime_t t = MS(1);
+	int n = 0;
+
+	setup_machine(2, 0, false);
+	cpumask_zero(&m);
+	cpumask_set(&m, 0);
+	for (int i = 0; i < MANY; i++) {
+		ck_assert_int_eq(sched_vcpu_add(&many_v[i], &VM[0], (uint16_t)i, 0), 0);
+		ck_assert_int_eq(sched_vcpu_affinity_set(&many_v[i], &m, 0), 0);
+		sched_vcpu_start(&many_v[i], 0);
+		ck_assert_int_eq(sched_sa_register(&many_v[i], 0xf3 | HV_SA_REG_BALLOON), 0);
+	}
+	/* Every vCPU balloon-sleeps with a 5 ms timeout, in turn on pCPU 0. */
+	for (struct sched_vcpu *v; (v = sched_at(0, t)); t += US(10)) {
+		ck_assert_int_eq(sched_sleep(v, MS(5), t), 0);
+		n++;
+	}
+	ck_assert_int_eq(n, MANY);
+	ck_assert_int_le(fake_timer[0], MS(6));
+	sched_timer_fire(&P[0], MS(6) + US(10) * MANY);   /* all timeouts passed */
+	for (int i = 0; i < MANY; i++)
+		ck_assert_int_eq(many_v[i].state, SCHED_RUNNABLE);
+	/* The refill: 70 vCPUs pinned to one of two pCPUs are one pCPU's worth
+	 * (n = min(vCPUs, pCPUs they may use)), WC; cap it at 10% -> NWC, the
+	 * change announced to all 70. */
+	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 10);
+	for (t = MS(7); t <= MS(30); t += MS(1)) {
+		sched_at(0, t);
+		sched_timer_fire(&P[0], t);
+	}
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(fake_injected, MANY);
+}
+END_TEST
+
 /* Registration writes every hypervisor field of the ABI v1 page; the
  * constants are the contract's (docs/pv-abi.md). */
 START_TEST(test_shared_page_init)
@@ -534,6 +657,8 @@ START_TEST(test_shared_page_init)
 	ck_assert_uint_eq(HV_SA_ACK_BLOCK, 1);
 	ck_assert_uint_eq(HV_UPCALL_SA | HV_UPCALL_BALLOON_MODE << 8, 0x201);
 	ck_assert_uint_eq(HV_PV_F_SHARED_PAGE | HV_PV_F_SA << 4 | HV_PV_F_BALLOON << 8, 0x421);
+	ck_assert_uint_eq(HV_PV_F_BALLOON_OPTIN, 8);          /* additive: bit 3 */
+	ck_assert_uint_eq(HV_SA_REG_BALLOON, 0x100);
 	ck_assert_int_eq(-ESTALE, -116);
 }
 END_TEST
@@ -859,6 +984,9 @@ int main(void)
 	tcase_add_test(tc, test_sleep_cancel_timeout);
 	tcase_add_test(tc, test_balloon_mode);
 	tcase_add_test(tc, test_balloon_uncapped_wc);
+	tcase_add_test(tc, test_balloon_upcall_optin);
+	tcase_add_test(tc, test_balloon_many_vms);
+	tcase_add_test(tc, test_balloon_many_vcpus);
 	tcase_add_test(tc, test_shared_page_init);
 	tcase_add_test(tc, test_delayed_preemption);
 	tcase_add_test(tc, test_differential_slices);

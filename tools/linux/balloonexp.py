@@ -18,9 +18,16 @@ balloon sleeps) and, with --check, asserts what the Bochs test needs: the
 balloon slept in NWC and was woken (the I/O task's timer ends its sleeps),
 and the balloon arms' p99 is below the vanilla arm's.
 
+--vcpus N: the SMP case, an N-vCPU VM on N pCPUs capped at 50% of each
+(cap 50 x N unless --cap), one latprobe task pinned per vCPU and an N-thread
+hog. --share: two 1-vCPU VMs, uncapped, sharing one pCPU, each with latprobe
+(and the hog but in io-only); the row gives the worse VM's p99 and the sum
+of their throughput (seed 004 §6: the host stays work-conserving when SWC
+VMs share CPUs).
+
   tools/linux/balloonexp.py [--arms a,b,...] [--period-us 2000] [--count 500]
-                            [--work-us 200] [--cap 50] [--check] [--sleepy]
-                            [--keep DIR]
+                            [--work-us 200] [--cap 50] [--vcpus N | --share]
+                            [--check] [--sleepy] [--keep DIR]
 """
 import argparse
 import re
@@ -37,6 +44,9 @@ def arm_run(arm, a):
     """(extra kernel cmdline words, the hv.run command) of an arm."""
     lat = f"latprobe {a.period_us} {a.count} {a.work_us}"
     hog = "-c hog:0"
+    if a.vcpus > 1:
+        lat += f" {a.vcpus}"
+        hog = f"-c hog:0:{a.vcpus}"
     return {
         "io-only": ([], lat),
         "io-balloon": ([], f"balloon -b -- {lat}"),
@@ -54,13 +64,15 @@ def fields(text, name):
 
 def run_arm(arm, a, keep):
     extra, cmd = arm_run(arm, a)
+    if a.share:
+        return run_share(arm, a, keep)
     argv = [sys.executable, str(ROOT / "tools/linux/boot-bare.py"), "--emu", "hv",
-            "--cpus", "1", "--hv", a.hv, "--kernel", a.kernel, "--initrd", a.initrd,
+            "--cpus", str(a.vcpus), "--hv", a.hv, "--kernel", a.kernel, "--initrd", a.initrd,
             "--vm-opt", f"cap={a.cap}", "--run", cmd, "--keep", str(keep),
             "--name", f"linux-balloon-{arm}", "--timeout", str(a.timeout)]
     for w in extra + a.append:
         argv += ["--append", w]
-    log = keep / "hv-smp1-serial.log"
+    log = keep / f"hv-smp{a.vcpus}-serial.log"
     log.unlink(missing_ok=True)   # never read a previous run's log
     p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     text = log.read_text(errors="replace") if log.exists() else ""
@@ -77,6 +89,53 @@ def run_arm(arm, a, keep):
 
 BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
         "panic=-1 quiet")
+
+
+def run_share(arm, a, keep):
+    """--share: the arm in two uncapped 1-vCPU VMs on one pCPU (hvrun).
+    Returns the worse VM's latency row (p50/p99/max), the summed throughput
+    and missed count, and the VMs' balloon counters summed."""
+    extra, cmd = arm_run(arm, a)
+    log = keep / "share-serial.log"
+    log.unlink(missing_ok=True)
+    argv = [sys.executable, str(ROOT / "tools/hvrun"), "--emu", "bochs", "--cpus", "1",
+            "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
+            "--serial-log", str(log), "--timeout", str(a.timeout),
+            "--workdir", str(keep / "hvrun-share")]
+    words = " ".join(extra + a.append)
+    for name in ("a", "b"):
+        vm = (f'kind=linux vcpus=1 mem=128M name={name} cmdline="{BASE} {words} '
+              f'hv.run={cmd.replace(" ", ",")}"')
+        argv += ["--vm", vm, "--image", a.kernel, "--initrd", a.initrd]
+    p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    (keep / f"{arm}-serial.log").write_text(text)
+    lats, bals = [], []
+    for name in ("a", "b"):
+        t = "\n".join(ln.split("] ", 1)[1] for ln in text.splitlines()
+                      if ln.startswith(f"[{name}] "))
+        lat = fields(t, "latprobe")
+        if lat:
+            lat.update(fields(t, "latprobe-io") or {})
+            lats.append(lat)
+        bals.append(fields(t, "balloon"))
+    ok = p.returncode == 0 and len(lats) == 2
+    if not ok:
+        print(p.stdout[-3000:], file=sys.stderr)
+        return False, None, None, text
+    worst = max(lats, key=lambda x: int(x["p99_ns"]))
+    lat = dict(worst)
+    lat["p50_ns"] = str(max(int(x["p50_ns"]) for x in lats))
+    lat["max_ns"] = str(max(int(x["max_ns"]) for x in lats))
+    for k in ("ops_per_s", "missed"):
+        lat[k] = str(sum(int(x.get(k, 0)) for x in lats))
+    bal = None
+    if all(bals):
+        bal = dict(bals[0])
+        for k in ("sleeps", "cancel", "upcalls", "sleep_ms", "hog_ms", "wcwait", "yields"):
+            bal[k] = str(sum(int(b.get(k, 0)) for b in bals))
+        bal["on"] = "1" if all(b.get("on") == "1" for b in bals) else "0"
+    return ok, lat, bal, text
 
 
 def sleepy(a, keep):
@@ -127,7 +186,10 @@ def main():
     ap.add_argument("--period-us", type=int, default=2000)
     ap.add_argument("--count", type=int, default=500)
     ap.add_argument("--work-us", type=int, default=200)
-    ap.add_argument("--cap", type=int, default=50)
+    ap.add_argument("--cap", type=int, help="percent of one pCPU (default 50 x vCPUs)")
+    ap.add_argument("--vcpus", type=int, default=1, help="the SMP case: N vCPUs on N pCPUs")
+    ap.add_argument("--share", action="store_true",
+                    help="two uncapped 1-vCPU VMs sharing one pCPU")
     ap.add_argument("--append", action="append", default=[], help="extra kernel cmdline word")
     ap.add_argument("--hv", default="build/hv.elf")
     ap.add_argument("--kernel", default="build/linux/bzImage")
@@ -138,14 +200,22 @@ def main():
     ap.add_argument("--sleepy", action="store_true",
                     help="also the two-VM run: a balloon without sleep timeout beside another VM")
     a = ap.parse_args()
+    if a.share and a.vcpus != 1:
+        ap.error("--share takes 1-vCPU VMs")
+    if a.cap is None:
+        a.cap = 50 * a.vcpus
     arms = [x for x in a.arms.split(",") if x]
     for x in arms:
         if x not in ARMS:
             ap.error(f"unknown arm {x}")
     keep_root = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="balloonexp-"))
     rows, errs = {}, []
-    print(f"balloonexp: 1 vCPU, cap {a.cap}%, latprobe period {a.period_us} us x {a.count}, "
-          f"{a.work_us} us work per wake-up; logs in {keep_root}", flush=True)
+    what = ("2 VMs x 1 vCPU on 1 pCPU, no cap" if a.share else
+            f"{a.vcpus} vCPU{'s' if a.vcpus > 1 else ''} on {a.vcpus} pCPU"
+            f"{'s' if a.vcpus > 1 else ''}, cap {a.cap}%")
+    print(f"balloonexp: {what}, latprobe period {a.period_us} us x {a.count}"
+          f"{' per vCPU' if a.vcpus > 1 else ''}, {a.work_us} us work per wake-up; "
+          f"logs in {keep_root}", flush=True)
     print(f"{'arm':10} {'p50_us':>8} {'p99_us':>9} {'max_us':>9} {'ops/s':>7} {'missed':>6} "
           f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8}", flush=True)
     for arm in arms:

@@ -61,7 +61,8 @@ void pv_register(struct sim *s, struct sim_vcpu *v)
 	if (!vm->irs && !vm->balloon)
 		return;
 	sched_shared_page_init(&v->sv, s->now);
-	sched_sa_register(&v->sv, SIM_UPCALL_VECTOR);
+	/* Only the balloon subscribes to mode-change upcalls (docs/pv-abi.md). */
+	sched_sa_register(&v->sv, SIM_UPCALL_VECTOR | (vm->balloon ? HV_SA_REG_BALLOON : 0));
 }
 
 /* The receiver's xchg(&reasons, 0). */

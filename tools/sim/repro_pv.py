@@ -221,13 +221,15 @@ def bal_print(rows):
 
 # Known gaps (docs/sched.md "Balloon"): checks that fail with the real policy
 # and the model as they are; reported as XFAIL (and XPASS once they hold).
-SHARE_GAP = ("the VMs are WC whenever their credit covers the rest of the period, and then "
-             "both hogs run: a request whose vCPU is RUNNABLE behind the other VM's hog gets no "
-             "BOOST (only a wake from blocked does) and waits for the other's slice or tick; "
-             "with dynamic priority compute keeps the vCPU runnable during NWC as well (§4.5)")
-DYN_GAP = ("dynamic priority (§4.5) lets compute run during NWC at its CFS share against the "
-           "balloon, whose vruntime grows with its sleep: the VM overshoots its cap and is "
-           "parked before the refill")
+SHARE_GAP = ("seed 004 §4.3 as specified (docs/sched.md): one VM's credit saturates, so it is WC "
+             "0.1 ms after each refill; the other turns WC at refill - budget (15.75 ms); from "
+             "then both hogs run and a request whose vCPU is RUNNABLE behind the other VM's hog "
+             "gets no BOOST (credit1 boosts only a wake from blocked) and waits out the period "
+             "(14 ms); with dynamic priority compute keeps the vCPU runnable during NWC as well "
+             "(§4.5 footnote 2)")
+DYN_GAP = ("§4.5 extended fair sharing: compute gets (1 - r_io)/2 = 47.5% of each vCPU in NWC, "
+           "the VM asks for 52.5% against its 50% cap and is parked ~1.5 ms before each refill "
+           "(the 1-vCPU case too, within 1 ms there)")
 BAL_GAPS = {
     ("share", "static", "close"): SHARE_GAP, ("share", "static", "far"): SHARE_GAP,
     ("share", "dynamic", "close"): SHARE_GAP, ("share", "dynamic", "far"): SHARE_GAP,
