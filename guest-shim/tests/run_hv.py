@@ -108,6 +108,11 @@ def cases(all_forms, seed=1):
                 [(f'kind=multiboot vcpus=4 mem=32M cmdline="seed={seed} nmi=20"',
                   GUEST / "timerwake-64.elf"),
                  ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "timerwake"))
+    # Issue 16: the privileged VM (3 busy vCPUs) switches the host credit ->
+    # pcs -> credit through HC_SCHED_SWITCH beside timer, 4 vCPUs on 2 pCPUs.
+    out.append(("live-64.elf+timer", 2,
+                [("kind=multiboot vcpus=3 mem=32M priv=on", GUEST / "live-64.elf"),
+                 ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "live"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
@@ -163,6 +168,15 @@ def judge(kind, serial, status):
             bad.append(f"pv counts: upcalls {m[1]} acks {m[2]} stale {m[3]} timeouts {m[4]} "
                        "(want >= 1 ack, 3 stale, 1 timeout)")
         return bad + pvabi_vprof(serial)
+    if kind == "live":
+        bad = [f"FAIL {n}" for n in fails]
+        for t in ("live", "timer"):
+            if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
+                bad.append(f"{t} VM did not pass")
+        for new, old in (("pcs", "credit"), ("credit", "pcs")):
+            if not re.search(rf"sched: policy '{new}' installed \(was '{old}'\)", serial):
+                bad.append(f"no '{old}' -> '{new}' install line")
+        return bad
     if kind == "triple":
         bad = [] if "triple:" in serial else ["no 'triple:' line"]
         bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \
