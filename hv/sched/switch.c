@@ -301,10 +301,18 @@ void sched_switch_install(stime_t now)
 		if (sw_bring_up(old, now))
 			panic("sched: cannot restart policy '%s'\n", old->name);
 	}
-	/* RUNNABLE vCPUs join the new runqueues (in VM-list order). */
+	/* RUNNABLE vCPUs join the new runqueues (in VM-list order), placed by
+	 * the new policy as at a wake (sched_make_runnable): insert alone puts
+	 * every vCPU on the least loaded pCPU of an empty machine. */
 	for_each_sched_vcpu(vm, v)
-		if (v->state == SCHED_RUNNABLE)
+		if (v->state == SCHED_RUNNABLE) {
+			unsigned c = to->pick_cpu ? to->pick_cpu(v, now) : v->pcpu;
+
+			if (c != v->pcpu && c < SCHED_MAX_PCPUS && sched_sys.pcpu[c] &&
+			    cpumask_test(&v->affinity, c))
+				sched_vcpu_migrate(v, c, now);
 			to->wake(v, now);
+		}
 	sched_sys.next_acct = sched_sys.acct_ns ? now + sched_sys.acct_ns : STIME_MAX;
 	sched_sys.next_balloon = STIME_MAX;
 	for (unsigned c = 0; c < SCHED_MAX_PCPUS; c++)
