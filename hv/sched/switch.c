@@ -228,9 +228,15 @@ static int sw_bring_up(const struct sched_policy *to, stime_t now)
 	for (vm = sched_sys.vms; vm; vm = vm->next)
 		if (to->vm_init && (rc = to->vm_init(vm)))
 			return rc;
-	/* Placement: the policy may choose another pCPU, as at creation; each
-	 * VM's vCPU count grows as they are inserted, as at creation (the
-	 * co-scheduling variants' scatter counts the vCPU being placed). */
+	/* Each VM's vCPU count grows as they are inserted, as at creation (the
+	 * co-scheduling variants' scatter counts the vCPU being placed). Every
+	 * vCPU stays on its pCPU whatever insert chose: a vCPU just preempted
+	 * by the quiesce may still have its VMCS current on that pCPU until
+	 * its loop puts it (hv/vm/sched_glue.c), so the install must not hand
+	 * it to another pCPU (a Linux guest took a double fault and a VM entry
+	 * failed with VM-instruction error 5 when it did). Later wakes and
+	 * work stealing re-place vCPUs the usual way (scatter homes included:
+	 * cosched_pick_cpu). */
 	for (vm = sched_sys.vms; vm; vm = vm->next)
 		vm->nvcpus = 0;
 	for_each_sched_vcpu(vm, v) {
@@ -238,18 +244,9 @@ static int sw_bring_up(const struct sched_policy *to, stime_t now)
 
 		rc = to->vcpu_insert(v);
 		vm->nvcpus++;
+		v->pcpu = was;
 		if (rc)
 			return rc;
-		if (v->pcpu != was) {
-			if (!sched_sys.pcpu[v->pcpu] || !cpumask_test(&v->affinity, v->pcpu)) {
-				v->pcpu = was;
-			} else {
-				unsigned to_cpu = v->pcpu;
-
-				v->pcpu = was;
-				sched_vcpu_migrate(v, to_cpu, now);   /* every lock held */
-			}
-		}
 		if (v->carry.valid && to->vcpu_carry_in)
 			to->vcpu_carry_in(v, &v->carry);
 	}
@@ -301,18 +298,10 @@ void sched_switch_install(stime_t now)
 		if (sw_bring_up(old, now))
 			panic("sched: cannot restart policy '%s'\n", old->name);
 	}
-	/* RUNNABLE vCPUs join the new runqueues (in VM-list order), placed by
-	 * the new policy as at a wake (sched_make_runnable): insert alone puts
-	 * every vCPU on the least loaded pCPU of an empty machine. */
+	/* RUNNABLE vCPUs join the new runqueues of their pCPUs (VM-list order). */
 	for_each_sched_vcpu(vm, v)
-		if (v->state == SCHED_RUNNABLE) {
-			unsigned c = to->pick_cpu ? to->pick_cpu(v, now) : v->pcpu;
-
-			if (c != v->pcpu && c < SCHED_MAX_PCPUS && sched_sys.pcpu[c] &&
-			    cpumask_test(&v->affinity, c))
-				sched_vcpu_migrate(v, c, now);
+		if (v->state == SCHED_RUNNABLE)
 			to->wake(v, now);
-		}
 	sched_sys.next_acct = sched_sys.acct_ns ? now + sched_sys.acct_ns : STIME_MAX;
 	sched_sys.next_balloon = STIME_MAX;
 	for (unsigned c = 0; c < SCHED_MAX_PCPUS; c++)
