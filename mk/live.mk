@@ -18,7 +18,7 @@ test-hvctl: $(BUILD)/live/hvctl-host
 TEST_TARGETS += test-hvctl
 .PHONY: test-hvctl
 
-# A Linux guest drives the switch with hvctl (about 2.5 min of Bochs; not in
+# A Linux guest drives the switch with hvctl (about 30 s of Bochs; not in
 # make test).
 test-linux-hvctl: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) tools/linux/hvctltest.py --hv $(BUILD)/hv.elf

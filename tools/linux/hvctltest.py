@@ -5,7 +5,7 @@
 with a 2-thread hog between the switches, and tries an unknown policy. Pass:
 every hvctl step but the last succeeds, the last is refused, both installs
 are logged by the hypervisor, the kernel is not tainted, the guest powers off.
-About 2.5 minutes of Bochs; not in `make test` (`make test-linux-hvctl`).
+About 30 s of Bochs on a quiet machine; not in `make test` (`make test-linux-hvctl`).
 
 usage: hvctltest.py [--hv ELF] [--kernel BZIMAGE] [--initrd CPIO] [--timeout S]"""
 import argparse
@@ -55,7 +55,9 @@ def main():
                 "--image", a.kernel, "--initrd", a.initrd]
         p = subprocess.run(argv, capture_output=True, text=True)
         text = log.read_text(errors="replace") if log.exists() else ""
-    bad = judge(text) + ([f"hvrun status {p.returncode}"] if p.returncode else [])
+    # hvrun exits 1 when a guest reported a failed TEST: the refused
+    # `hvctl sched nosuch` is one on purpose (judged above).
+    bad = judge(text) + ([f"hvrun status {p.returncode}"] if p.returncode not in (0, 1) else [])
     for b in bad:
         print(f"FAIL test-linux-hvctl: {b}")
     for line in text.splitlines():
