@@ -62,6 +62,16 @@
 #define HC_SCHED_GET_PARAM   (HC_BASE + 0x15) /* privileged: rbx=vm, rcx=param */
 #define HC_SCHED_SET_PARAM   (HC_BASE + 0x16) /* privileged: rbx=vm, rcx=param, rdx=value */
 #define HC_SCHED_SHARED_PAGE (HC_BASE + 0x17) /* rbx=gpa of per-vCPU shared page */
+/* Run-time policy switch (docs/sched.md "Run-time policy switch"). SWITCH:
+ * privileged (-EPERM otherwise); rbx=gva, rcx=len (< 256) of "policy
+ * [name=value ...]"; 0 = accepted (installed once every pCPU has
+ * rescheduled), -ENOENT, -EINVAL, -ERANGE, -EBUSY. POLICY: rbx=-1 -> current
+ * policy index | HC_SCHED_POLICY_SWITCHING while a switch is under way |
+ * completed switches << 16; rbx=i -> name of policy i, up to 7 bytes packed
+ * little-endian (-ENOENT past the last). Both CPL3 (guest tools, hvctl). */
+#define HC_SCHED_SWITCH      (HC_BASE + 0x1e)
+#define HC_SCHED_POLICY      (HC_BASE + 0x1f)
+#define HC_SCHED_POLICY_SWITCHING 0x100
 
 /* vProfile (hv/trace): 0x30-0x3f */
 #define HC_VPROF_START       (HC_BASE + 0x30) /* CPL3 */
@@ -70,6 +80,7 @@
 #define HC_VPROF_MARK        (HC_BASE + 0x33) /* rbx=user value; CPL3 */
 
 #define HC_IS_CPL3_OK(nr) ((nr) == HC_VERSION || (nr) == HC_CONSOLE_PUTS || \
+	(nr) == HC_SCHED_SWITCH || (nr) == HC_SCHED_POLICY || \
 	((nr) >= HC_VPROF_START && (nr) <= HC_VPROF_MARK))
 
 #endif

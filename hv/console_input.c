@@ -4,14 +4,17 @@
 #include "console_keys.h"
 #include "cmdline.h"
 #include "log.h"
+#include "errno.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/time.h"
 #include "trace/vprof.h"
 #include "vm/watchdog.h"
+#include "sched/sched.h"
+#include "lib/string.h"
 
 static bool console_keys = true;
 CMDLINE_BOOL(console_keys, console_keys,
-	     "read keys on COM1 (v: vProfile dump, w: state dump, ?: list); off: input never read");
+	     "read keys on COM1 (v: vProfile dump, w: state dump, s: policy switch, ?: list); off: input never read");
 
 /* Touched by pCPU 0 only: no lock. next = 0 makes the first poll due. */
 static struct ckey_rate console_rate = { .period = CKEY_PERIOD_NS };
@@ -30,9 +33,56 @@ static void console_key_dump(void)
 		pr_info("console: key v: no VM is being profiled\n");
 }
 
+/* 's': the policies and their keys; the next key switches (hv/sched/switch.c). */
+static void console_sched_menu(void)
+{
+	char line[160];
+	size_t n = 0;
+	const char *name;
+
+	for (unsigned i = 0; (name = sched_policy_by_index(i)) && ckey_policy_key(i); i++) {
+		size_t l = strlen(name);
+
+		if (n + l + 4 >= sizeof(line))
+			break;
+		line[n++] = ' ';
+		line[n++] = ckey_policy_key(i);
+		line[n++] = '=';
+		memcpy(line + n, name, l);
+		n += l;
+	}
+	line[n] = '\0';
+	pr_info("console: key s: policy now '%s'; press a key to switch:%s (any other: cancel)\n",
+		sched_policy_name(), line);
+}
+
+static void console_sched_switch(int idx)
+{
+	const char *name = sched_policy_by_index((unsigned)idx);
+	int rc = name ? sched_policy_switch(name, NULL, time_now()) : -ENOENT;
+
+	if (rc)
+		pr_info("console: key s: no switch (%d)\n", rc);
+	else
+		pr_info("console: key s: switching to '%s'\n", name);
+}
+
+static struct ckey_seq console_seq;   /* pCPU 0 only */
+
 static void console_key(int byte)
 {
-	switch (ckey_decode(byte)) {
+	int arg = 0;
+
+	switch (ckey_feed(&console_seq, byte, &arg)) {
+	case CKEY_SCHED_MENU:
+		console_sched_menu();
+		break;
+	case CKEY_SCHED_SWITCH:
+		console_sched_switch(arg);
+		break;
+	case CKEY_SCHED_CANCEL:
+		pr_info("console: key s: cancelled\n");
+		break;
 	case CKEY_VPROF_DUMP:
 		console_key_dump();
 		break;

@@ -10,6 +10,8 @@ enum ckey_action ckey_decode(int byte)
 		return CKEY_STATE_DUMP;
 	case '?':
 		return CKEY_HELP;
+	case 's':
+		return CKEY_SCHED_MENU;
 	default:
 		return CKEY_NONE;
 	}
@@ -17,7 +19,31 @@ enum ckey_action ckey_decode(int byte)
 
 const char *ckey_help(void)
 {
-	return "console: keys: v = dump every VM's vProfile, w = watchdog state dump (scheduler, interrupts, timers, vProfile), ? = this list\n";
+	return "console: keys: v = dump every VM's vProfile, w = watchdog state dump (scheduler, interrupts, timers, vProfile), s = switch the scheduling policy (s then the policy's key), ? = this list\n";
+}
+
+char ckey_policy_key(unsigned i)
+{
+	return i < 10 ? (char)('0' + i) : i < 36 ? (char)('a' + i - 10) : 0;
+}
+
+enum ckey_action ckey_feed(struct ckey_seq *s, int byte, int *arg)
+{
+	if (s->sched) {
+		s->sched = false;
+		if (byte >= '0' && byte <= '9') {
+			*arg = byte - '0';
+			return CKEY_SCHED_SWITCH;
+		}
+		if (byte >= 'a' && byte <= 'z') {
+			*arg = byte - 'a' + 10;
+			return CKEY_SCHED_SWITCH;
+		}
+		return CKEY_SCHED_CANCEL;
+	}
+	if (ckey_decode(byte) == CKEY_SCHED_MENU)
+		s->sched = true;
+	return ckey_decode(byte);
 }
 
 void ckey_rate_init(struct ckey_rate *r, stime_t period, stime_t now)

@@ -16,9 +16,23 @@ enum ckey_action {
 	CKEY_VPROF_DUMP,    /* 'v': dump every VM's vProfile (reason "key") */
 	CKEY_STATE_DUMP,    /* 'w': the watchdog's full state dump (hvrun's timeout) */
 	CKEY_HELP,          /* '?': one line listing the keys */
+	CKEY_SCHED_MENU,    /* 's': list the policies, the next key picks one */
+	CKEY_SCHED_SWITCH,  /* 's' then 0-9/a-z: switch the host to that policy */
+	CKEY_SCHED_CANCEL,  /* 's' then any other byte */
 };
 
 enum ckey_action ckey_decode(int byte);
+
+/* Key sequences: 's' <key> switches the scheduling policy at run time
+ * (hv/sched/switch.c): <key> 0-9 then a-z is the policy's registry index
+ * (the menu 's' prints lists them). Feed every byte; *arg gets the index
+ * for CKEY_SCHED_SWITCH. Single keys act as ckey_decode says. */
+struct ckey_seq {
+	bool sched;         /* 's' seen: the next byte picks a policy */
+};
+enum ckey_action ckey_feed(struct ckey_seq *s, int byte, int *arg);
+/* The key that picks policy index i in the menu (0 if none). */
+char ckey_policy_key(unsigned i);
 /* The line '?' prints (with its newline). */
 const char *ckey_help(void);
 

@@ -170,6 +170,10 @@ static inline void glock_unlock(glock_t *l)
 bool hv_is_ours(void);                    /* CPUID signature of hv/abi.h */
 /* VMCALL; returns 0 and *ret, or FAULT(vector) if it faulted (#UD bare). */
 int hv_call(unsigned long nr, unsigned long a0, unsigned long a1, long *ret);
+/* Run-time policy switch (HC_SCHED_SWITCH, privileged VMs only) and the
+ * current policy (HC_SCHED_POLICY): see hv.c. */
+long hv_sched_switch(const char *req);
+long hv_sched_policy(char *name, size_t n);
 
 /* --- string helpers (hv/lib/string.c, hv/lib/fmt.c) --- */
 void *memcpy(void *d, const void *s, size_t n);

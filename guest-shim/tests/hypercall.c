@@ -47,6 +47,11 @@ static void check_sched(void)
 	test_check("sched_page", !f && ret == 0, "gpa %p -> %ld", (void *)page, ret);
 	f = hv_call(HC_SCHED_GET_PARAM, 0, 0, &ret);
 	test_check("sched_param_unprivileged", !f && ret == -1, "GET_PARAM -> %ld (want -EPERM)", ret);
+	ret = hv_sched_switch("pcs");
+	test_check("sched_switch_unprivileged", ret == -1, "SWITCH -> %ld (want -EPERM)", ret);
+	f = hv_call(HC_SCHED_POLICY, (unsigned long)-1, 0, &ret);
+	test_check("sched_policy_query", !f && ret >= 0 && !(ret & HC_SCHED_POLICY_SWITCHING),
+		   "POLICY -> 0x%lx", ret);
 }
 
 /* HC_SCHED_BLOCK ends on the guest's own LAPIC timer, and only then: with

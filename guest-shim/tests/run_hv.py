@@ -117,6 +117,16 @@ def cases(all_forms, seed=1):
                 [(f'kind=multiboot vcpus=4 mem=32M cmdline="seed={seed} nmi=20"',
                   GUEST / "timerwake-64.elf"),
                  ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "timerwake"))
+    # Issue 16: the privileged VM (3 busy vCPUs) switches the host credit ->
+    # pcs -> credit through HC_SCHED_SWITCH beside timer, 4 vCPUs on 2 pCPUs.
+    out.append(("live-64.elf+timer", 2,
+                [("kind=multiboot vcpus=3 mem=32M priv=on", GUEST / "live-64.elf"),
+                 ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "live"))
+    # The serial console's key sequence: `s` once the APs run, then `8`
+    # (rr, the menu's key for it) switches the host before the guest's own
+    # switches (CASE_HVRUN_ARGS).
+    out.append(("live-64.elf serial keys", 2,
+                [("kind=multiboot vcpus=3 mem=32M priv=on", GUEST / "live-64.elf")], "livekey"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
@@ -172,6 +182,27 @@ def judge(kind, serial, status):
             bad.append(f"pv counts: upcalls {m[1]} acks {m[2]} stale {m[3]} timeouts {m[4]} "
                        "(want >= 1 ack, 3 stale, 1 timeout)")
         return bad + pvabi_vprof(serial)
+    if kind == "livekey":
+        bad = [f"FAIL {n}" for n in fails]
+        if not re.search(r"SUMMARY live passed=\d+ failed=0", serial):
+            bad.append("live VM did not pass")
+        m = re.search(r"press a key to switch:.* 8=rr ", serial)
+        if not m:
+            bad.append("no console menu naming 8=rr")
+        for want in ("console: key s: switching to 'rr'", "sched: policy 'rr' installed (was 'credit')",
+                     "sched: policy 'pcs' installed (was 'rr')"):
+            if want not in serial:
+                bad.append(f"no line: {want}")
+        return bad
+    if kind == "live":
+        bad = [f"FAIL {n}" for n in fails]
+        for t in ("live", "timer"):
+            if not re.search(rf"SUMMARY {t} passed=\d+ failed=0", serial):
+                bad.append(f"{t} VM did not pass")
+        for new, old in (("pcs", "credit"), ("credit", "pcs")):
+            if not re.search(rf"sched: policy '{new}' installed \(was '{old}'\)", serial):
+                bad.append(f"no '{old}' -> '{new}' install line")
+        return bad
     if kind == "triple":
         bad = [] if "triple:" in serial else ["no 'triple:' line"]
         bad += [] if re.search(r"SUMMARY timer passed=\d+ failed=0", serial) else \
@@ -267,6 +298,9 @@ def judge(kind, serial, status):
 # docs/interrupts.md.) pvabi: a 10 ms grace period (Bochs runs 100k
 # instructions, hypervisor's included, in it: measurable against exit handling).
 CASE_CMDLINE = {"nmi": "vnmi=on", "pvabi": "sched_sa_limit_us=10000"}
+# hvrun arguments a case needs: livekey types the console's policy-switch keys.
+CASE_HVRUN_ARGS = {"livekey": ["--send-key", "live_aps_started=s",
+                               "--send-key", "press a key to switch=8"]}
 
 
 def run_case(name, pcpus, vms, kind, a, cmdline):
@@ -279,6 +313,7 @@ def run_case(name, pcpus, vms, kind, a, cmdline):
             argv += ["--hv", a.hv]
         if cmdline:
             argv += ["--cmdline", cmdline]
+        argv += CASE_HVRUN_ARGS.get(kind, [])
         for string, img in vms:
             argv += ["--vm", string, "--image", str(img)]
         t0 = time.time()

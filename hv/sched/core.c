@@ -61,6 +61,8 @@ int sched_pcpu_add(struct sched_pcpu *p, unsigned id, stime_t now)
 {
 	if (id >= SCHED_MAX_PCPUS || sched_sys.pcpu[id] || !sched_sys.ops)
 		return trace_error(-EINVAL);
+	if (READ_ONCE(sched_sys.switching))
+		return -EBUSY;   /* run-time policy switch under way (switch.c) */
 	memset(p, 0, sizeof(*p));
 	p->id = id;
 	p->online = true;
@@ -96,6 +98,8 @@ int sched_vm_add(struct sched_vm *vm, uint16_t id, const struct sched_vm_params 
 		vm->params = *prm;
 	if (!vm->params.weight || vm->params.weight > 65535 || vm->params.type > SCHED_TYPE_CON)
 		return trace_error(-EINVAL);
+	if (READ_ONCE(sched_sys.switching))
+		return -EBUSY;
 	if (sched_sys.ops->vm_init && (rc = sched_sys.ops->vm_init(vm)))
 		return rc;
 	spin_lock(&sched_sys.vm_lock);
@@ -179,6 +183,8 @@ int sched_vcpu_add(struct sched_vcpu *v, struct sched_vm *vm, uint16_t id, stime
 
 	if (!sched_sys.npcpus)
 		return trace_error(-ENODEV);
+	if (READ_ONCE(sched_sys.switching))
+		return -EBUSY;
 	memset(v, 0, sizeof(*v));
 	v->vm = vm;
 	v->id = id;
@@ -216,7 +222,8 @@ void sched_vcpu_remove(struct sched_vcpu *v, stime_t now)
 		p->curr = NULL;
 		p->need_resched = true;
 	}
-	sched_sys.ops->vcpu_remove(v);
+	if (!p->sw_quiesced)   /* else already out of the old policy (switch.c) */
+		sched_sys.ops->vcpu_remove(v);
 	sched_vcpu_unlock(p);
 	spin_lock(&sched_sys.vm_lock);
 	for (pp = &v->vm->vcpus; *pp; pp = &(*pp)->vm_next)
@@ -286,9 +293,17 @@ void sched_vcpu_migrate(struct sched_vcpu *v, unsigned to, stime_t now)
  * Entered with v's runqueue lock held (p); returns with it released. */
 static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
 {
-	unsigned to = sched_sys.ops->pick_cpu ? sched_sys.ops->pick_cpu(v, now) : v->pcpu;
-	struct sched_pcpu *q = sched_pcpu_get(to);
+	unsigned to;
+	struct sched_pcpu *q;
 
+	if (p->sw_quiesced) {
+		/* Policy switch: RUNNABLE without a policy; the install queues it. */
+		sched_state_set(p, v, SCHED_RUNNABLE, now);
+		spin_unlock(&p->lock);
+		return;
+	}
+	to = sched_sys.ops->pick_cpu ? sched_sys.ops->pick_cpu(v, now) : v->pcpu;
+	q = sched_pcpu_get(to);
 	sched_state_set(p, v, SCHED_RUNNABLE, now);
 	if (q && q != p && p->curr != v && cpumask_test(&v->affinity, to)) {
 		spin_unlock(&p->lock);
@@ -298,8 +313,8 @@ static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stim
 			sched_vcpu_migrate(v, to, now);
 		spin_unlock(&p->lock);
 		p = q;
-		if (v->state != SCHED_RUNNABLE || v->pcpu != q->id) {
-			spin_unlock(&q->lock);   /* paused meanwhile */
+		if (v->state != SCHED_RUNNABLE || v->pcpu != q->id || q->sw_quiesced) {
+			spin_unlock(&q->lock);   /* paused meanwhile / policy switch */
 			return;
 		}
 	}
@@ -334,7 +349,7 @@ void sched_vcpu_pause(struct sched_vcpu *v, stime_t now)
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 
 	if (v->state != SCHED_OFFLINE) {
-		if (v->state != SCHED_BLOCKED)
+		if (v->state != SCHED_BLOCKED && !p->sw_quiesced)
 			sched_sys.ops->sleep(v, now);
 		sched_sa_cancel(p, v, false, now);
 		sched_state_set(p, v, SCHED_OFFLINE, now);

@@ -644,6 +644,26 @@ void csched_acct(stime_t now)
 		ext->acct(now);
 }
 
+/* Run-time policy switch (switch.c): credits survive a change within the
+ * credit family (credit, gang, cs, cds, pcs, bcs, relaxed) or through any
+ * policy that carries them; the priority follows from the sign, as after a
+ * refill (BOOST comes back at the next wake). All runqueue locks held. */
+void csched_carry_out(struct sched_vcpu *v, struct sched_carry *c)
+{
+	c->credit = __atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED);
+	c->active = READ_ONCE(CV(v)->active);
+	c->valid = true;
+}
+
+void csched_carry_in(struct sched_vcpu *v, const struct sched_carry *c)
+{
+	struct csched_vcpu *cv = CV(v);
+
+	cv->credit = MIN(MAX(c->credit, -prv.tslice), prv.tslice);
+	cv->active = c->active;
+	cv->pri = cv->credit < 0 ? CPRI_OVER : CPRI_UNDER;
+}
+
 /* Would schedule() now replace prev? (for delayed preemption / SA). locked(p). */
 bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now)
 {

@@ -20,7 +20,8 @@ static void sched_vcpu_freeze(struct sched_vcpu *v, stime_t now)
 		v->flags |= SCHED_VF_FROZEN;
 		if (v->state != SCHED_BLOCKED) {
 			v->flags |= SCHED_VF_THAW_RUN;
-			sched_sys.ops->sleep(v, now);
+			if (!p->sw_quiesced)
+				sched_sys.ops->sleep(v, now);
 		}
 		sched_vcpu_set_state(p, v, SCHED_OFFLINE, now);
 		if (p->curr == v)

@@ -32,6 +32,8 @@ int sched_vm_param_set(struct sched_vm *vm, enum sched_param which, uint64_t val
 	default:
 		return trace_error(-EINVAL);
 	}
+	if (READ_ONCE(sched_sys.switching))
+		return -EBUSY;   /* run-time policy switch under way (switch.c) */
 	vm->params = np;
 	if (sched_sys.ops->vm_adjust)
 		sched_sys.ops->vm_adjust(vm);
@@ -71,6 +73,8 @@ int sched_vcpu_affinity_set(struct sched_vcpu *v, const struct cpumask *m, stime
 		ok.w[i] = m->w[i] & sched_sys.online.w[i];
 	if (cpumask_empty(&ok))
 		return trace_error(-EINVAL);
+	if (READ_ONCE(sched_sys.switching))
+		return -EBUSY;
 	p = sched_vcpu_lock(v);
 	v->affinity = *m;
 	if (v->state == SCHED_RUNNABLE)

@@ -86,6 +86,11 @@ struct sched_policy {
 	 * refill without going OVER or being capped; *refill_at = next refill. */
 	stime_t (*vm_budget)(struct sched_vm *vm, stime_t now, stime_t *refill_at);
 	void (*dump)(struct sched_pcpu *p, stime_t now);
+	/* Run-time policy switch (switch.c): hand v's accounting over in the
+	 * neutral form (old policy, before it is torn down), and take it
+	 * (new policy, after vcpu_insert). All runqueue locks held. */
+	void (*vcpu_carry_out)(struct sched_vcpu *v, struct sched_carry *c);
+	void (*vcpu_carry_in)(struct sched_vcpu *v, const struct sched_carry *c);
 };
 
 /*
@@ -133,6 +138,7 @@ struct sched_sys {
 	stime_t next_balloon;       /* balloon mode re-check (master pCPU timer) */
 	spinlock_t vm_lock;
 	struct sched_vm *vms;
+	uint8_t switching;          /* run-time policy switch under way (switch.c) */
 };
 extern struct sched_sys sched_sys;
 
@@ -190,6 +196,11 @@ void sched_yield_pull(struct sched_pcpu *p, stime_t now);
 void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct sched_vcpu *next);
 void sched_dedicated_init(void);
 void sched_dedicated_epoch(unsigned cpu, stime_t now);
+/* Policy switch (switch.c). locked(p): take p's vCPUs out of the old policy
+ * (p->curr already switched away); true when p was the last pCPU to do so. */
+bool sched_switch_quiesce(struct sched_pcpu *p, stime_t now);
+/* The last quiesced pCPU, no lock held: install the new policy. */
+void sched_switch_install(stime_t now);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
 void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
 		       uint64_t arg);

@@ -56,6 +56,15 @@ enum sched_param {
 #define SCHED_VM_PRIV_WORDS   16
 #define SCHED_PCPU_PRIV_WORDS 48
 
+/* Accounting a vCPU keeps across a run-time policy switch (switch.c): the
+ * policy-neutral form of its credit (ns; credit family: its credit and
+ * whether it earns). valid = the old policy filled it in. */
+struct sched_carry {
+	int64_t credit;
+	bool active;
+	bool valid;
+};
+
 struct sched_vcpu_stats {
 	stime_t  time[SCHED_NSTATES];  /* exact time spent in each state */
 	uint64_t npreempt;             /* involuntary RUNNING->RUNNABLE */
@@ -103,6 +112,7 @@ struct sched_vcpu {
 	stime_t  ple_target_at;
 	stime_t  halt_poll_ns;         /* adaptive halt-poll window (haltpoll.c) */
 	struct sched_vcpu_stats st;
+	struct sched_carry carry;      /* policy switch: old policy's accounting (switch.c) */
 	uint64_t priv[SCHED_VCPU_PRIV_WORDS];   /* policy data */
 };
 
@@ -154,6 +164,7 @@ struct sched_pcpu {
 	stime_t idle_time, idle_since;
 	stime_t sleep_next;            /* earliest balloon-sleep timeout it watches */
 	unsigned nr_runnable;          /* RUNNABLE vCPUs of this runqueue (locked) */
+	bool sw_quiesced;              /* policy switch: out of the old policy (switch.c; locked) */
 	uint64_t priv[SCHED_PCPU_PRIV_WORDS];
 };
 
@@ -253,6 +264,24 @@ int sched_option_set(const char *name, const char *value);
 int sched_option_get(const char *name, uint64_t *val);
 /* `sched=` as registered with hv/cmdline (options.c): pass to sched_init(). */
 extern char sched_opt_policy[32];
+
+/* ---- run-time policy switch (switch.c; docs/sched.md "Run-time policy
+ * switch") ------------------------------------------------------------------ */
+/* Ask for the whole host to run `policy` with the options `opts` (space-
+ * separated name=value as on the command line; NULL/"" = keep the current
+ * ones; the same policy re-initialises it with new options). Validates
+ * everything, then every pCPU quiesces at its next schedule and the last one
+ * installs the new policy: asynchronous, returns at once. 0, -ENOENT (no
+ * such policy), -EINVAL/-ERANGE (bad option), -EBUSY (a switch is under
+ * way), -ENODEV (no pCPU yet). No lock held. */
+int sched_policy_switch(const char *policy, const char *opts, stime_t now);
+/* True from the request until the new policy is installed. */
+bool sched_policy_switching(void);
+/* Switches completed since boot. */
+uint64_t sched_policy_switches(void);
+/* Registry index of a policy name (-1: none), and the name of an index. */
+int sched_policy_index(const char *name);
+const char *sched_policy_by_index(unsigned idx);
 
 /* ---- halt polling (haltpoll.c; KVM's halt_poll_ns, docs/vmx.md) -------- */
 /* Options: `halt_poll_ns=` (the largest window, 0 = off), `halt_poll_grow=`,

@@ -129,6 +129,8 @@ bool sched_timer_fire(struct sched_pcpu *p, stime_t now)
 	if (!p->need_resched)
 		sched_timer_rearm(p);
 	spin_unlock(&p->lock);
+	if (READ_ONCE(sched_sys.switching))   /* policy switch: no global policy call */
+		acct = balloon = false;
 	if (acct && sched_sys.ops->acct)
 		sched_sys.ops->acct(now);
 	if (acct && sched_sys.hooks && sched_sys.hooks->acct)
@@ -212,9 +214,40 @@ static void sched_evict(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
 	sched_lock_pair(p, q);
 	if (v->pcpu == p->id && v->state == SCHED_RUNNABLE && p->curr != v) {
 		sched_vcpu_migrate(v, q->id, now);
-		sched_sys.ops->wake(v, now);
+		if (!q->sw_quiesced)   /* else the policy switch's install queues it */
+			sched_sys.ops->wake(v, now);
 	}
 	sched_unlock_pair(p, q);
+}
+
+/* Run-time policy switch under way (switch.c): this is p's safe point. The
+ * running vCPU is preempted first (the old policy charges it, the core makes
+ * it RUNNABLE and counts the preemption), then p's vCPUs leave the old
+ * policy and p idles until the install; the last pCPU to get here installs
+ * the new policy and schedules under it. Entered with p->lock held. */
+static struct sched_vcpu *sched_schedule_switch(struct sched_pcpu *p, stime_t now, stime_t *until)
+{
+	struct sched_vcpu *prev = p->curr;
+	bool last = false;
+
+	if (!p->sw_quiesced) {
+		if (prev) {
+			if (prev->state == SCHED_RUNNING)
+				sched_sys.ops->sleep(prev, now);   /* charged; never queued */
+			sched_switch(p, prev, NULL, now);
+			prev->flags &= (uint8_t)~SCHED_VF_YIELD;
+		}
+		last = sched_switch_quiesce(p, now);
+	}
+	if (!last)
+		sched_timer_rearm(p);
+	spin_unlock(&p->lock);
+	if (!last) {
+		*until = STIME_MAX;
+		return NULL;
+	}
+	sched_switch_install(now);
+	return sched_schedule(p, now, until);
 }
 
 /* Called on p itself. Takes p->lock; the policy may trylock peers. */
@@ -228,6 +261,8 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 	p->nschedule++;
 	WRITE_ONCE(p->need_resched, false);
 	hard = __atomic_exchange_n(&p->resched_hard, false, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&sched_sys.switching, __ATOMIC_ACQUIRE))
+		return sched_schedule_switch(p, now, until);
 	prev = p->curr;
 	if (prev && prev->state == SCHED_RUNNING && !(prev->flags & SCHED_VF_YIELD) &&
 	    (hold = sched_preempt_hold(p, prev, hard, now)) > now) {

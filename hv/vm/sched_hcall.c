@@ -8,6 +8,7 @@
 #include "sched/sched.h"
 #include "arch/x86/time.h"
 #include "errno.h"
+#include "lib/string.h"
 
 static int64_t hc_yield(struct vcpu *v, uint64_t target, uint64_t a1, uint64_t a2, uint64_t a3)
 {
@@ -144,3 +145,51 @@ static int64_t hc_set_param(struct vcpu *v, uint64_t vmid, uint64_t which, uint6
 	return sched_vm_param_set(&vm->sv, (enum sched_param)which, val);
 }
 HCALL_REGISTER(HC_SCHED_SET_PARAM, hc_set_param);
+
+/* Run-time policy switch of the whole host (hv/sched/switch.c): privileged
+ * (module string priv=on), like the parameter calls; CPL3 allowed so the
+ * control VM's tools (hvctl) can use it. rbx/rcx: the request string. */
+static int64_t hc_switch(struct vcpu *v, uint64_t gva, uint64_t len, uint64_t a2, uint64_t a3)
+{
+	char buf[256], *opts;
+
+	if (!v->vm->p.priv)
+		return -EPERM;
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	/* One copy; the guest may change its string meanwhile. */
+	if (guest_read_linear(v, gva, buf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	buf[strnlen(buf, len)] = '\0';
+	for (opts = buf; *opts && *opts != ' '; opts++)
+		;
+	if (*opts)
+		*opts++ = '\0';
+	return sched_policy_switch(buf, opts, time_now());
+}
+HCALL_REGISTER(HC_SCHED_SWITCH, hc_switch);
+
+/* Any VM: which policy runs (rbx = -1), or the name of policy rbx. */
+static int64_t hc_policy(struct vcpu *v, uint64_t which, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	const char *name;
+	uint64_t packed = 0;
+	size_t n;
+
+	if (which == (uint64_t)-1 || which == 0xffffffffull) {
+		int i = sched_policy_index(sched_policy_name());
+
+		return (i < 0 ? 0xff : i) | (sched_policy_switching() ? HC_SCHED_POLICY_SWITCHING : 0) |
+		       (int64_t)((sched_policy_switches() & 0xffffffffull) << 16);
+	}
+	if (which > 255 || !(name = sched_policy_by_index((unsigned)which)))
+		return -ENOENT;
+	n = strlen(name);
+	if (n > 7)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		packed |= (uint64_t)(uint8_t)name[i] << (8 * i);
+	return (int64_t)packed;
+}
+HCALL_REGISTER(HC_SCHED_POLICY, hc_policy);

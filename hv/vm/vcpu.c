@@ -310,7 +310,17 @@ static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
 static int vcpu_load(struct vcpu *v)
 {
 	int cpu = (int)this_cpu_id();
+	int at;
 
+	/* The pCPU that ran v last may not have put it yet: a vCPU becomes
+	 * stealable as soon as the scheduler requeues it, before that pCPU's
+	 * loop reaches vcpu_put (the run-time policy switch's install widens
+	 * this window: hv/sched/switch.c). VMPTRLD of a VMCS still active on
+	 * another processor, and its later VMCLEAR there, corrupt the guest
+	 * state and the launch state (SDM Vol. 3 §25.1, §25.11.3). */
+	while ((at = __atomic_load_n(&v->vmcs_active, __ATOMIC_ACQUIRE)) >= 0 && at != cpu)
+		cpu_relax();
+	WRITE_ONCE(v->vmcs_active, cpu);
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
@@ -342,6 +352,7 @@ void vcpu_put(struct vcpu *v)
 	fpu_release(v);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
+	__atomic_store_n(&v->vmcs_active, -1, __ATOMIC_RELEASE);   /* another pCPU may load it */
 }
 
 enum vcpu_run_end vcpu_run(struct vcpu *v)
@@ -458,6 +469,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->vm = vm;
 	v->id = id;
 	v->vmcs_cpu = -1;
+	v->vmcs_active = -1;
 	v->sipi_vector = -1;
 	v->misc_enable = MSR_MISC_ENABLE_RESET;
 	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;

@@ -42,6 +42,9 @@ struct vcpu {
 	struct kvm_pv_vcpu kvm;            /* KVM PV: kvmclock, steal time, kicks */
 	struct sched_vcpu sv;              /* hv/sched's view (state, accounting) */
 	int vmcs_cpu;                      /* pCPU whose host state the VMCS holds; -1 none */
+	int vmcs_active;                   /* pCPU where the VMCS is current (loaded, not yet
+					    * put); -1 none. vcpu_load waits for -1 (SDM Vol. 3
+					    * §25.1: a VMCS is active on one processor at most) */
 	uint64_t sched_vectors[4];         /* vectors the scheduler asked to inject */
 	uint64_t shared_gpa;               /* per-vCPU scheduler shared page, 0 = none */
 	volatile bool kicked;              /* an interrupt may have become pending */

@@ -7,6 +7,7 @@ expression sees:
   vm['name']     a `vm ...` line (completion_ms, share, cpu_ms, lhp, ...)
   vcpu['name', i] a `vcpu ...` line (running_ms, runnable_ms, spin_ms, ...)
   guest['name']  a `guest ...` line (the guest model: sa_*, io_*, sleeps, ...)
+  switch[i]      the i-th `switch ...` line (run-time policy switch: rc, installed_ms)
   ref('file.wl') the same three for another scenario, as an object
 A scenario passes when all its expectations hold. Prints one line per
 expectation and a summary; exits 1 on any failure.
@@ -41,7 +42,7 @@ def run_scenario(hvsim, path):
     out = subprocess.run([hvsim, path], capture_output=True, text=True, timeout=120)
     if out.returncode:
         raise RuntimeError(f"{path}: hvsim failed: {out.stderr.strip()}")
-    res = types.SimpleNamespace(run=None, vm={}, vcpu={}, guest={})
+    res = types.SimpleNamespace(run=None, vm={}, vcpu={}, guest={}, switch=[])
     for line in out.stdout.splitlines():
         kind = line.split(" ", 1)[0]
         f = _fields(line)
@@ -53,6 +54,8 @@ def run_scenario(hvsim, path):
             res.vcpu[f.vm, f.id] = f
         elif kind == "guest":
             res.guest[f.vm] = f
+        elif kind == "switch":
+            res.switch.append(f)
     _cache[path] = res
     return res
 
@@ -65,6 +68,7 @@ def check(hvsim, path):
         return run_scenario(hvsim, os.path.join(base, name))
 
     env = {"run": res.run, "vm": res.vm, "vcpu": res.vcpu, "guest": res.guest, "ref": ref,
+           "switch": res.switch,
            "sum": sum, "min": min, "max": max, "abs": abs}
     ok = True
     with open(path) as f:

@@ -21,7 +21,7 @@ START_TEST(test_decode_ignores_the_rest)
 	for (int b = -1; b < 256; b++)
 		if (ckey_decode(b) != CKEY_NONE)
 			acting++;
-	ck_assert_int_eq(acting, 3);
+	ck_assert_int_eq(acting, 4);
 	ck_assert_int_eq(ckey_decode('V'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode('\r'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode(0x76 | 0x100), CKEY_NONE);
@@ -35,7 +35,34 @@ START_TEST(test_help_names_every_key)
 	ck_assert_ptr_nonnull(strstr(h, "v ="));
 	ck_assert_ptr_nonnull(strstr(h, "w ="));
 	ck_assert_ptr_nonnull(strstr(h, "? ="));
+	ck_assert_ptr_nonnull(strstr(h, "s ="));
 	ck_assert_ptr_eq(strchr(h, '\n'), h + strlen(h) - 1);   /* one line */
+}
+END_TEST
+
+/* 's' then a key: the policy switch sequence; anything else cancels it,
+ * and single keys keep working between sequences. */
+START_TEST(test_sched_sequence)
+{
+	struct ckey_seq q = { 0 };
+	int arg = -1;
+
+	ck_assert_int_eq(ckey_feed(&q, 's', &arg), CKEY_SCHED_MENU);
+	ck_assert_int_eq(ckey_feed(&q, '3', &arg), CKEY_SCHED_SWITCH);
+	ck_assert_int_eq(arg, 3);
+	ck_assert_int_eq(ckey_feed(&q, '3', &arg), CKEY_NONE);   /* a lone digit: nothing */
+	ck_assert_int_eq(ckey_feed(&q, 's', &arg), CKEY_SCHED_MENU);
+	ck_assert_int_eq(ckey_feed(&q, 'b', &arg), CKEY_SCHED_SWITCH);
+	ck_assert_int_eq(arg, 11);
+	ck_assert_int_eq(ckey_feed(&q, 's', &arg), CKEY_SCHED_MENU);
+	ck_assert_int_eq(ckey_feed(&q, '\r', &arg), CKEY_SCHED_CANCEL);
+	ck_assert_int_eq(ckey_feed(&q, 'w', &arg), CKEY_STATE_DUMP);
+	ck_assert_int_eq(ckey_feed(&q, 's', &arg), CKEY_SCHED_MENU);
+	ck_assert_int_eq(ckey_feed(&q, '!', &arg), CKEY_SCHED_CANCEL);
+	ck_assert_int_eq(ckey_feed(&q, 'v', &arg), CKEY_VPROF_DUMP);
+	ck_assert_int_eq(ckey_policy_key(0), '0');
+	ck_assert_int_eq(ckey_policy_key(10), 'a');
+	ck_assert_int_eq(ckey_policy_key(36), 0);
 }
 END_TEST
 
@@ -91,6 +118,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_keys);
 	tcase_add_test(tc, test_decode_ignores_the_rest);
 	tcase_add_test(tc, test_help_names_every_key);
+	tcase_add_test(tc, test_sched_sequence);
 	tcase_add_test(tc, test_rate_once_per_period);
 	tcase_add_test(tc, test_rate_no_catch_up_burst);
 	tcase_add_test(tc, test_rate_bad_period);

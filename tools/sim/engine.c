@@ -207,11 +207,32 @@ static void sim_dispatch(struct sim *s, const struct sim_event *e)
 	}
 }
 
+/* Policy switches due before the next event (hv/sched/switch.c): request
+ * at their time; note when the last one requested was installed. */
+static void sim_switches(struct sim *s)
+{
+	stime_t next = s->q.n ? s->q.h[0].t : STIME_MAX;
+
+	if (s->sw_next > 0 && s->sw[s->sw_next - 1].installed < 0 && !sched_policy_switching() &&
+	    s->sw[s->sw_next - 1].rc == 0)
+		s->sw[s->sw_next - 1].installed = s->now;
+	while (s->sw_next < s->nsw && s->sw[s->sw_next].at <= MIN(next, s->duration) &&
+	       !sched_policy_switching()) {
+		struct sim_switch *w = &s->sw[s->sw_next++];
+
+		if (w->at > s->now)
+			s->now = w->at;
+		w->rc = sched_policy_switch(w->policy, w->opts, s->now);
+	}
+}
+
 void sim_run(struct sim *s)
 {
 	struct sim_event e;
 
 	while (!s->all_done) {
+		if (s->nsw)
+			sim_switches(s);
 		/* Leave later events queued: sim_run may be resumed with a new
 		 * duration (run-time parameter changes in tests). */
 		if (s->q.n && s->q.h[0].t > s->duration) {

@@ -1,5 +1,7 @@
 /* hvsim command line: hvsim [-s seed] [-p policy] [-o name=value]...
- * [-t TRACE [-P VM:DED_MS:NORM_MS]] FILE. With -t the real vProfile recorder (hv/trace) records
+ * [-S MS:POLICY[:name=value,...]]... [-t TRACE [-P VM:DED_MS:NORM_MS]] FILE.
+ * -S switches the policy at run time at MS (hv/sched/switch.c; the same as
+ * the workload's `switch` lines, merged in time order). With -t the real vProfile recorder (hv/trace) records
  * every VM from t=0 and its serial dump is written to TRACE (decode it with
  * tools/vprof). */
 #include <stdlib.h>
@@ -88,22 +90,25 @@ static char *slurp(const char *path)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... [-t TRACE "
-		"[-P VM:DED_MS:NORM_MS]] WORKLOAD\n");
+	fprintf(stderr, "usage: hvsim [-s seed] [-p policy] [-o option=value]... "
+		"[-S MS:POLICY[:opt=val,...]]... [-t TRACE [-P VM:DED_MS:NORM_MS]] WORKLOAD\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *policy = NULL, *opts[32], *trace = NULL;
+	const char *policy = NULL, *opts[32], *trace = NULL, *sws[16];
+	int nsws = 0;
 	FILE *tf = NULL;
 	long long seed = -1;
 	int c, nopt = 0;
 	struct sim s;
 	char err[256], *text;
 
-	while ((c = getopt(argc, argv, "s:p:o:t:P:")) != -1) {
-		if (c == 'P') {
+	while ((c = getopt(argc, argv, "s:p:o:t:P:S:")) != -1) {
+		if (c == 'S' && nsws < 16) {
+			sws[nsws++] = optarg;
+		} else if (c == 'P') {
 			if (sscanf(optarg, "%d:%lf:%lf", &sample_vm, &sample_ded_ms,
 				   &sample_norm_ms) != 3 || sample_vm < 0 || sample_ded_ms <= 0 ||
 			    sample_norm_ms <= 0)
@@ -133,6 +138,23 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nopt; i++) {
 		s.opts = realloc(s.opts, (size_t)(s.nopts + 1) * sizeof(*s.opts));
 		snprintf(s.opts[s.nopts++], 96, "%s", opts[i]);
+	}
+	for (int i = 0; i < nsws; i++) {
+		struct sim_switch w = { .installed = -1 };
+		double ms;
+		char pol[32] = "", opt[160] = "";
+		int k;
+
+		if (sscanf(sws[i], "%lf:%31[^:]:%159s", &ms, pol, opt) < 2 || ms < 0)
+			usage();
+		w.at = SIM_MS(ms);
+		snprintf(w.policy, sizeof(w.policy), "%s", pol);
+		snprintf(w.opts, sizeof(w.opts), "%s", opt);
+		s.sw = realloc(s.sw, (size_t)(s.nsw + 1) * sizeof(*s.sw));
+		for (k = s.nsw; k > 0 && s.sw[k - 1].at > w.at; k--)
+			s.sw[k] = s.sw[k - 1];
+		s.sw[k] = w;
+		s.nsw++;
 	}
 	if (trace && (!(tf = fopen(trace, "w")) || trace_start(&s, tf))) {
 		fprintf(stderr, "hvsim: cannot start the vProfile trace %s\n", trace);

@@ -157,6 +157,10 @@ void sim_report(struct sim *s, FILE *f)
 		"swc_idle_ms=%.3f\n",
 		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end),
 		(unsigned long long)s->nevents, idle, NS2MS(s->swc_idle));
+	for (int i = 0; i < s->nsw; i++)   /* run-time policy switches */
+		fprintf(f, "switch n=%d at_ms=%.3f policy=%s rc=%d installed_ms=%.3f\n", i,
+			NS2MS(s->sw[i].at), s->sw[i].policy, s->sw[i].rc,
+			s->sw[i].installed < 0 ? -1.0 : NS2MS(s->sw[i].installed));
 	{
 		/* Co-scheduling metrics (seed 003 §VI): operations per second,
 		 * scheduling fragments (context switches), launch-to-sibling-start

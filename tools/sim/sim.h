@@ -194,6 +194,14 @@ struct sim {
 	stime_t swc_idle;         /* pCPU idle while a ballooning vCPU sleeps with work queued */
 	bool all_done;
 	bool trace;               /* vProfile records (hvsim -t) */
+	/* Run-time policy switches (`switch TIME POLICY [name=value ...]`,
+	 * hvsim -S): requested at `at`, in time order. */
+	struct sim_switch {
+		stime_t at, installed;   /* installed: -1 = not (yet) */
+		char policy[32], opts[160];
+		int rc;
+	} *sw;
+	int nsw, sw_next;
 	struct sched_platform plat;
 };
 

@@ -439,6 +439,24 @@ static int parse_line(struct pctx *c, char **tok, int n)
 			perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "kick_latency") && n == 2)
 		return parse_time(tok[1], &s->kick_lat) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "switch") && n >= 3) {
+		struct sim_switch *w;
+
+		s->sw = grow(s->sw, s->nsw, sizeof(*s->sw));
+		w = &s->sw[s->nsw];
+		memset(w, 0, sizeof(*w));
+		if (parse_time(tok[1], &w->at) || (s->nsw && w->at < s->sw[s->nsw - 1].at))
+			return perr(c, "switch times must be valid and in order", tok[1]);
+		w->installed = -1;
+		snprintf(w->policy, sizeof(w->policy), "%s", tok[2]);
+		for (int i = 3; i < n; i++) {
+			size_t l = strlen(w->opts);
+
+			snprintf(w->opts + l, sizeof(w->opts) - l, "%s%s", l ? " " : "", tok[i]);
+		}
+		s->nsw++;
+		return 0;
+	}
 	if (!strcmp(tok[0], "expect"))
 		return 0;   /* for test/sim/check.py */
 	return perr(c, "unknown directive", tok[0]);
@@ -491,6 +509,7 @@ void sim_free(struct sim *s)
 	free(s->lock);
 	free(s->opts);
 	free(s->pins);
+	free(s->sw);
 	free(s->pcpu);
 	free(s->q.h);
 	memset(s, 0, sizeof(*s));

@@ -16,7 +16,7 @@ EVENTS = [None, "YIELD", "PREEMPT", "WAKE", "BLOCK", "IDLE_BEGIN", "IDLE_END",
           "SA_TIMEOUT", "DELAY_PREEMPT", "BALLOON_SLEEP", "BALLOON_WAKE",
           "BALLOON_MODE", "COSCHED_SIGNAL", "VMEXIT", "DEDICATED_BEGIN",
           "DEDICATED_END", "PROFILE_START", "PROFILE_STOP", "MARK", "DP_DELAY",
-          "SA_STALE"]
+          "SA_STALE", "SCHED_SWITCH", "AUTO_DECISION"]
 EV = {name: i for i, name in enumerate(EVENTS) if name}
 
 
