@@ -259,12 +259,15 @@ bool vcpu_has_wakeup(struct vcpu *v)
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
 	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
-	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
+	uint64_t tsc = rdtsc(), cap = tsc + (0xffffffffull << vmx_caps.preempt_timer_shift);
+	uint64_t ticks = 0;
 
-	if (dl > now)
-		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
-			>> vmx_caps.preempt_timer_shift;
+	/* In TSC ticks from here (time_ns_to_tsc: a multiply and a shift), not
+	 * the ns left since the loop top through a 128-bit division (libgcc's
+	 * __udivti3 on every slow-path entry; issue 18's HLT-wake figure). */
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
+	if (v->fast_deadline_tsc > tsc)
+		ticks = (v->fast_deadline_tsc - tsc) >> vmx_caps.preempt_timer_shift;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
 }
 
