@@ -259,15 +259,20 @@ bool vcpu_has_wakeup(struct vcpu *v)
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
 	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
-	uint64_t tsc = rdtsc(), cap = tsc + (0xffffffffull << vmx_caps.preempt_timer_shift);
-	uint64_t ticks = 0;
+	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
-	/* In TSC ticks from here (time_ns_to_tsc: a multiply and a shift), not
-	 * the ns left since the loop top through a 128-bit division (libgcc's
-	 * __udivti3 on every slow-path entry; issue 18's HLT-wake figure). */
+	/* The time left from the loop top's `now`, as before (a deadline the
+	 * loop top saw ahead always lets the guest run: counted from the TSC
+	 * here instead, a device deadline a few hundred ns ahead, a hostile
+	 * guest's 1-count PIT, gave 0 ticks at every entry and livelocked it),
+	 * but as a difference of two TSC values (time_ns_to_tsc: a multiply and
+	 * a shift) instead of a 128-bit division by 1e9 (libgcc's __udivti3 on
+	 * every slow-path entry; issue 18's HLT-wake figure). Beyond 2^40 ns
+	 * (18 minutes) the 32-bit field is full anyway. */
+	if (dl > now)
+		ticks = dl - now >= ((stime_t)1 << 40) ? 0xffffffffull :
+			(time_ns_to_tsc(dl) - time_ns_to_tsc(now)) >> vmx_caps.preempt_timer_shift;
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
-	if (v->fast_deadline_tsc > tsc)
-		ticks = (v->fast_deadline_tsc - tsc) >> vmx_caps.preempt_timer_shift;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
 }
 
