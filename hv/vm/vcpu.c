@@ -269,9 +269,17 @@ static void arm_preemption_timer(struct vcpu *v, stime_t now)
 	 * a shift) instead of a 128-bit division by 1e9 (libgcc's __udivti3 on
 	 * every slow-path entry; issue 18's HLT-wake figure). Beyond 2^40 ns
 	 * (18 minutes) the 32-bit field is full anyway. */
-	if (dl > now)
-		ticks = dl - now >= ((stime_t)1 << 40) ? 0xffffffffull :
-			(time_ns_to_tsc(dl) - time_ns_to_tsc(now)) >> vmx_caps.preempt_timer_shift;
+	if (dl > now && dl - now >= ((stime_t)1 << 40)) {
+		ticks = 0xffffffffull;
+	} else if (dl > now) {
+		uint64_t tdl = time_ns_to_tsc(dl), tsc = rdtsc();
+
+		/* To the deadline from here when it is still ahead (the exit
+		 * comes on time, not the loop's length late); else what the
+		 * loop top saw left, so the guest always runs. */
+		ticks = (tdl > tsc ? tdl - tsc : tdl - time_ns_to_tsc(now)) >>
+			vmx_caps.preempt_timer_shift;
+	}
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
 	vmcs_write32(VMCS_PREEMPT_TIMER, (uint32_t)MIN(ticks, 0xffffffffull));
 }
