@@ -10,14 +10,15 @@ static const char *const names[BS_N] = {
 	"hlt_exit", "block", "idle", "sender_exit", "notify", "kick_ipi", "kick_irq",
 	"poll_seen", "schedule", "vmcs_load", "loop_poll", "devices", "inject", "entry",
 };
-static const char *const classes[] = { "blocked", "polling", "running" };
+static const char *const classes[] = { "blocked", "polling", "running", "timer" };
 
 struct record { volatile uint64_t t[BS_N]; };
 static struct record rec[MAX_CPUS];
 static volatile uint64_t exit_tsc[MAX_CPUS];
 static volatile uint32_t exit_reason[MAX_CPUS];
 /* Per class: sum of (stage - previous present stage) and the count. */
-static uint64_t sum[3][BS_N], cnt[3][BS_N], ncycles[3];
+static uint64_t sum[4][BS_N], cnt[4][BS_N], ncycles[4];
+static bool timer_rec[MAX_CPUS];
 
 void bstamp_exit(uint32_t raw)
 {
@@ -59,6 +60,20 @@ void bstamp_sender(unsigned target)
 		rec[target].t[s] = 0;
 	rec[target].t[BS_S_EXIT] = exit_tsc[c];
 	rec[target].t[BS_S_NOTIFY] = rdtsc();
+	timer_rec[target] = false;
+}
+
+/* A wake-up by the vCPU's own timer (class "timer"): the guest's deadline
+ * stands in for the sender's exit, the wake-up for its notify. */
+void bstamp_timer(uint64_t deadline_tsc)
+{
+	unsigned c = this_cpu_id();
+
+	for (unsigned s = BS_S_EXIT; s < BS_N; s++)
+		rec[c].t[s] = 0;
+	rec[c].t[BS_S_EXIT] = deadline_tsc;
+	rec[c].t[BS_S_NOTIFY] = rdtsc();
+	timer_rec[c] = true;
 }
 
 void bstamp_entry(void)
@@ -72,11 +87,13 @@ void bstamp_entry(void)
 	r->t[BS_T_ENTRY] = rdtsc();
 	/* Which wake-up: the target had halted (HLT stamp after nothing older
 	 * than this sender's exit) and blocked or polled, or it was running. */
-	if (r->t[BS_HLT] && r->t[BS_HLT] < r->t[BS_S_EXIT])
+	if (timer_rec[this_cpu_id()])
+		c = 3;
+	else if (r->t[BS_HLT] && r->t[BS_HLT] < r->t[BS_S_EXIT])
 		c = r->t[BS_T_POLL] ? 1 : r->t[BS_BLOCK] > r->t[BS_HLT] ? 0 : 1;
 	else
 		c = 2;
-	if (c == 2)
+	if (c >= 2)
 		r->t[BS_HLT] = r->t[BS_BLOCK] = r->t[BS_IDLE] = 0;
 	if (r->t[BS_BLOCK] < r->t[BS_HLT])
 		r->t[BS_BLOCK] = 0;
@@ -94,13 +111,14 @@ void bstamp_entry(void)
 		prev = t;
 	}
 	ncycles[c]++;
+	timer_rec[this_cpu_id()] = false;
 	for (unsigned s = 0; s < BS_N; s++)
 		r->t[s] = 0;
 }
 
 void bstamp_print(void)
 {
-	for (unsigned c = 0; c < 3; c++) {
+	for (unsigned c = 0; c < 4; c++) {
 		if (!ncycles[c])
 			continue;
 		for (unsigned s = 0; s < BS_N; s++)

@@ -34,12 +34,14 @@ enum bstamp {
 void bstamp_exit(uint32_t raw);                /* this pCPU took a VM exit */
 void bstamp_target(unsigned pcpu, enum bstamp s);  /* stage s of pcpu's record */
 void bstamp_sender(unsigned target_pcpu);      /* copy this pCPU's exit stamp */
+void bstamp_timer(uint64_t deadline_tsc);      /* this pCPU woke a vCPU for its timer */
 void bstamp_here(enum bstamp s);               /* stage s of this pCPU's record */
 void bstamp_entry(void);                       /* this pCPU enters: close the record */
 void bstamp_print(void);
 #define BSTAMP_EXIT(raw)         bstamp_exit(raw)
 #define BSTAMP_TARGET(cpu, s)    bstamp_target(cpu, s)
 #define BSTAMP_SENDER(cpu)       bstamp_sender(cpu)
+#define BSTAMP_TIMER(dl)         bstamp_timer(dl)
 #define BSTAMP_HERE(s)           bstamp_here(s)
 #define BSTAMP_ENTRY()           bstamp_entry()
 #define BSTAMP_PRINT()           bstamp_print()
@@ -47,6 +49,7 @@ void bstamp_print(void);
 #define BSTAMP_EXIT(raw)         do { (void)(raw); } while (0)
 #define BSTAMP_TARGET(cpu, s)    do { (void)(cpu); } while (0)
 #define BSTAMP_SENDER(cpu)       do { (void)(cpu); } while (0)
+#define BSTAMP_TIMER(dl)         do { } while (0)
 #define BSTAMP_HERE(s)           do { } while (0)
 #define BSTAMP_ENTRY()           do { } while (0)
 #define BSTAMP_PRINT()           do { } while (0)

@@ -233,8 +233,14 @@ static void poll_blocked(unsigned cpu, stime_t now)
 			dl = vm_devs_next_deadline(vm, j);
 			if (dl <= now) {
 				vm_devs_advance(vm, j, now);
-				if (vcpu_has_wakeup(v)) {
-					sched_wake(&v->sv, time_now());
+				/* A timer that raised an interrupt woke v already
+				 * (vLAPIC kick -> sched_glue_notify -> sched_wake):
+				 * no second wake-up test under the VM lock (issue 18:
+				 * ~360 cycles of every timer wake-up). */
+				if (!sched_vcpu_waits_event(&v->sv) || vcpu_has_wakeup(v)) {
+					BSTAMP_TIMER(time_ns_to_tsc(dl));
+					if (sched_vcpu_waits_event(&v->sv))
+						sched_wake(&v->sv, time_now());
 					continue;
 				}
 				dl = vm_devs_next_deadline(vm, j);

@@ -262,9 +262,25 @@ static void arm_preemption_timer(struct vcpu *v, stime_t now)
 	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
 	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
-	if (dl > now)
-		ticks = (uint64_t)(((unsigned __int128)(dl - now) * tsc_hz) / 1000000000ull)
-			>> vmx_caps.preempt_timer_shift;
+	/* The time left from the loop top's `now`, as before (a deadline the
+	 * loop top saw ahead always lets the guest run: counted from the TSC
+	 * here instead, a device deadline a few hundred ns ahead, a hostile
+	 * guest's 1-count PIT, gave 0 ticks at every entry and livelocked it),
+	 * but as a difference of two TSC values (time_ns_to_tsc: a multiply and
+	 * a shift) instead of a 128-bit division by 1e9 (libgcc's __udivti3 on
+	 * every slow-path entry; issue 18's HLT-wake figure). Beyond 2^40 ns
+	 * (18 minutes) the 32-bit field is full anyway. */
+	if (dl > now && dl - now >= ((stime_t)1 << 40)) {
+		ticks = 0xffffffffull;
+	} else if (dl > now) {
+		uint64_t tdl = time_ns_to_tsc(dl), tsc = rdtsc();
+
+		/* To the deadline from here when it is still ahead (the exit
+		 * comes on time, not the loop's length late); else what the
+		 * loop top saw left, so the guest always runs. */
+		ticks = (tdl > tsc ? tdl - tsc : tdl - time_ns_to_tsc(now)) >>
+			vmx_caps.preempt_timer_shift;
+	}
 	v->fast_deadline_tsc = dl >= STIME_NEVER ? cap : dl > now ? MIN(time_ns_to_tsc(dl), cap) : 0;
 	vmx_preempt_timer_set((uint32_t)MIN(ticks, 0xffffffffull));
 }

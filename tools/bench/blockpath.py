@@ -31,7 +31,7 @@ STAGES = [
     ("block", "target: vcpu_run returns BLOCKED, sched_block"),
     ("idle", "target pCPU: schedule -> idle_wait halts"),
     ("sender_exit", "(target idle / running until the sender's ICR exit)"),
-    ("notify", "sender: exit -> APIC write decoded -> vLAPIC -> notify"),
+    ("notify", "sender: exit -> APIC write decoded -> vLAPIC -> notify (timer: deadline -> wake)"),
     ("kick_ipi", "sender: sched_wake -> kick IPI sent"),
     ("kick_irq", "target pCPU: leaves HLT, kick interrupt handler"),
     ("poll_seen", "target: halt poll sees the wake-up"),
@@ -70,7 +70,7 @@ def main():
     print(f"{'figure':{w}s}" + "".join(f"{r[0]:>28s}" for r in res))
     for g in GUEST:
         print(f"{g:{w}s}" + "".join(f"{r[2].get(g, ('-',))[0]:>28s}" for r in res))
-    for cls in ("blocked", "polling", "running"):
+    for cls in ("blocked", "polling", "running", "timer"):
         if not any((cls, "cycles") in r[3] for r in res):
             continue
         print(f"\nHypervisor stages, wake-up of a {cls} peer "
