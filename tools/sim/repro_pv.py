@@ -142,7 +142,9 @@ def irs_check(rows):
         if r["sync"] == "block" and r["k"] == 1 and r["upcalls"] == 0 and \
                 r["irs"] > 1.01 * min(r["vanilla"], r["pv"]):
             bad.append(f"{tag}: no upcall, yet IRS {r['irs']:.0f} ms is >1% behind the baselines")
-        if r["k"] == 4:
+        # The issue asks it at 4-inter; it holds at every level since the
+        # migrator/ack fixes (spinning 2-inter was -24%), so check them all.
+        if r["k"] in (1, 2, 4):
             msg = (f"{tag}: IRS {r['irs']:.0f} ms vs vanilla {r['vanilla']:.0f} ms "
                    "(at most 5% slower)")
             ok = r["irs"] <= 1.05 * r["vanilla"]
