@@ -707,10 +707,11 @@ static void sa_finish(struct sim *s, struct sim_vcpu *v)
 			v->sa_nomove++;
 		}
 	}
-	/* §3.2: block when nothing is left to run, yield otherwise; the guest's
-	 * default (irs_block=0, patch 0105) always yields: a blocked vCPU looks
-	 * idle and not preempted to the guest, which then wakes tasks on it
-	 * while the hypervisor may not run it for a slice or more. */
+	/* §3.2: block when nothing is left to run, yield otherwise (the guest's
+	 * default irs_block=1); `irs_block=off` (guest irs_block=0, patch 0105)
+	 * always yields: a blocked vCPU looks idle and not preempted to the
+	 * guest, which then wakes tasks on it while the hypervisor may not run
+	 * it for a slice or more. */
 	op = vm_irs_block(s, v) && !v->cur && !v->rq_head ? HV_SA_ACK_BLOCK : HV_SA_ACK_YIELD;
 	guest_trace_exit(s, v, EXIT_REASON_VMCALL);
 	if (pv_sa_ack(s, v, op, v->hnd_seq)) {

@@ -137,7 +137,8 @@ struct sim_vm {
 	bool irs;                 /* SA receiver + migrator (seed 000 Alg. 2) */
 	stime_t ack_lat;          /* SA receiver's injection-to-ack time (guest time) */
 	bool irs_block;           /* ack block when the run queue is left empty (§3.2 as
-				   * published, guest irs_block=1); else always yield */
+				   * published, the guest's default irs_block=1); off: always
+				   * yield (guest irs_block=0) */
 	bool cfs;                 /* CFS-like guest scheduling with classes */
 	bool io_rt;               /* I/O threads are SCHED_RR (`io_prio=rt`) */
 	uint64_t gmigrate;        /* threads moved by the guest balancer */
