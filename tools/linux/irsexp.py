@@ -10,6 +10,12 @@ One guest kernel, three arms:
   irs      kvm=on,  sa=on       the IRS patches (guest-shim/linux/patches/01xx)
   irs0     as irs with irs_margin=0 (Alg. 2's least-loaded target without the
            steal filter; not in the default --arms)
+  irsyld   as irs with irs_block=0: always ack yield, also when the run queue is
+           left empty (patch 0105; section 3.2, the default, acks block there;
+           not in the default --arms)
+The par VM sleeps --delay-s before bartest so that the hog VM, which boots
+beside it, already spins when the measured phases start; the hog runs
+--hog-ms, long enough to cover both phases.
 Reports each barrier's elapsed time per arm, IRS's gain over both baselines,
 and the IRS guest's /proc/irs (upcalls, migrations, upcall-to-ack latency in
 guest time). Writes a markdown table to OUT/exp-irs.md.
@@ -32,14 +38,20 @@ ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
         "pv": ("kvm=on sa=off", "irs=off"),
         "irs": ("kvm=on sa=on", ""),
         # Alg. 2 as published: any busy least-loaded target (irs_margin=0)
-        "irs0": ("kvm=on sa=on", "irs_margin=0")}
+        "irs0": ("kvm=on sa=on", "irs_margin=0"),
+        # ack yield where section 3.2 acks block (run queue left empty)
+        "irsyld": ("kvm=on sa=on", "irs_block=0")}
 MODES = ("futex", "spin")
 
 
 def run_one(a, arm, inter, log):
     hvp, guest = ARMS[arm]
     guest = guest.format(tsc_khz=a.ips // 1000)
-    runs = " ".join(f"hv.run=bartest,4,{a.iters[m]},{m},{a.work}" for m in MODES)
+    # The hog VM boots beside par (its hog started ~0.4 s of guest time after
+    # par's /init in Bochs): without the delay the first part of the futex
+    # phase ran with no interference at all.
+    runs = f"hv.run=sleep,{a.delay_s} " if a.delay_s else ""
+    runs += " ".join(f"hv.run=bartest,4,{a.iters[m]},{m},{a.work}" for m in MODES)
     runs += " hv.run=cat,/proc/irs"
     par = (f'kind=linux vcpus=4 mem=128M name=par pcpus=0,1,2,3 {hvp} '
            f'cmdline="{BASE} {guest} {runs}"')
@@ -94,7 +106,9 @@ def main():
     ap.add_argument("--futex-iters", type=int, default=400)
     ap.add_argument("--spin-iters", type=int, default=400)
     ap.add_argument("--work", type=int, default=5000, help="bartest work loops per iteration")
-    ap.add_argument("--hog-ms", type=int, default=3500, help="hog run (guest ms)")
+    ap.add_argument("--hog-ms", type=int, default=5000, help="hog run (guest ms)")
+    ap.add_argument("--delay-s", type=int, default=1,
+                    help="par sleeps this long (guest s) before bartest, so the hog runs")
     ap.add_argument("--ips", type=int, default=50000000, help="Bochs instructions/s")
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)

@@ -648,10 +648,12 @@ void guest_balance_tick(struct sim *s)
 	simq_push(&s->q, s->now + s->gbal_period, EV_GBAL, 0, 0);
 }
 
-/* Alg. 2 migrator target for the task leaving v: an idle sibling that is
- * not preempted (line 7-10), else the least loaded one (lines 12-17; the
- * load is the run queue length, a preempted vCPU counting one more, for
- * Linux's rt_avg with steal time). NULL if v has no sibling. */
+/* Alg. 2 migrator target for the task leaving v, as the Linux migrator
+ * (patch 0102 irs_pick_target) picks it: only siblings that run (line 7: a
+ * preempted vCPU is skipped, and so is one with an SA upcall pending, which
+ * is about to be preempted), an idle one first (lines 8-10), else the least
+ * loaded running one (lines 12-17; the load is the run queue length). NULL
+ * when every sibling is preempted or about to be (Alg. 2 returns FAIL). */
 static struct sim_vcpu *irs_target(struct sim *s, struct sim_vcpu *v)
 {
 	struct sim_vm *vm = &s->vm[v->vm];
@@ -660,9 +662,11 @@ static struct sim_vcpu *irs_target(struct sim *s, struct sim_vcpu *v)
 
 	for (int i = 1; i < vm->nvcpus; i++) {
 		struct sim_vcpu *u = &s->vcpu[vm->first_vcpu + (v->id + i) % vm->nvcpus];
-		int load = (u->cur ? 1 : 0) + u->nrq + (pv_preempted(u) ? 1 : 0);
+		int load = (u->cur ? 1 : 0) + u->nrq;
 
-		if (guest_idle(u) && !pv_preempted(u))
+		if (pv_preempted(u) || pv_sa_pending(u))
+			continue;
+		if (guest_idle(u))
 			return u;
 		if (!best || load < bload) {
 			best = u;
@@ -670,6 +674,11 @@ static struct sim_vcpu *irs_target(struct sim *s, struct sim_vcpu *v)
 		}
 	}
 	return best;
+}
+
+static bool vm_irs_block(const struct sim *s, const struct sim_vcpu *v)
+{
+	return s->vm[v->vm].irs_block;
 }
 
 /* The SA receiver ran for the configured latency: context switcher and
@@ -698,7 +707,12 @@ static void sa_finish(struct sim *s, struct sim_vcpu *v)
 			v->sa_nomove++;
 		}
 	}
-	op = !v->cur && !v->rq_head ? HV_SA_ACK_BLOCK : HV_SA_ACK_YIELD;
+	/* §3.2: block when nothing is left to run, yield otherwise (the guest's
+	 * default irs_block=1); `irs_block=off` (guest irs_block=0, patch 0105)
+	 * always yields: a blocked vCPU looks idle and not preempted to the
+	 * guest, which then wakes tasks on it while the hypervisor may not run
+	 * it for a slice or more. */
+	op = vm_irs_block(s, v) && !v->cur && !v->rq_head ? HV_SA_ACK_BLOCK : HV_SA_ACK_YIELD;
 	guest_trace_exit(s, v, EXIT_REASON_VMCALL);
 	if (pv_sa_ack(s, v, op, v->hnd_seq)) {
 		v->sa_stale++;             /* late: already preempted meanwhile */

@@ -111,6 +111,13 @@ bool pv_preempted(const struct sim_vcpu *v)
 	return READ_ONCE(v->shp.preempted) != 0;
 }
 
+/* The page's sa_pending: an SA upcall awaits this vCPU's ack, i.e. the
+ * hypervisor is about to preempt it (the migrator's "about to be preempted"). */
+bool pv_sa_pending(const struct sim_vcpu *v)
+{
+	return READ_ONCE(v->shp.sa_pending) != 0;
+}
+
 uint32_t pv_balloon_mode(const struct sim_vcpu *v)
 {
 	return READ_ONCE(v->shp.balloon_mode);

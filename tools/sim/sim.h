@@ -136,6 +136,9 @@ struct sim_vm {
 	bool pv;                  /* guest reads `preempted` (steal time, vcpu_is_preempted) */
 	bool irs;                 /* SA receiver + migrator (seed 000 Alg. 2) */
 	stime_t ack_lat;          /* SA receiver's injection-to-ack time (guest time) */
+	bool irs_block;           /* ack block when the run queue is left empty (§3.2 as
+				   * published, the guest's default irs_block=1); off: always
+				   * yield (guest irs_block=0) */
 	bool cfs;                 /* CFS-like guest scheduling with classes */
 	bool io_rt;               /* I/O threads are SCHED_RR (`io_prio=rt`) */
 	uint64_t gmigrate;        /* threads moved by the guest balancer */
@@ -231,6 +234,7 @@ uint32_t pv_sa_seq(const struct sim_vcpu *v);
 int pv_sa_ack(struct sim *s, struct sim_vcpu *v, int op, uint32_t seq);
 int pv_sleep(struct sim *s, struct sim_vcpu *v, stime_t timeout);
 bool pv_preempted(const struct sim_vcpu *v);
+bool pv_sa_pending(const struct sim_vcpu *v);
 uint32_t pv_balloon_mode(const struct sim_vcpu *v);
 bool pv_irq_pending(void *ctx, struct sched_vcpu *v);
 #define SIM_UPCALL_VECTOR 0xf3   /* Linux HYPERVISOR_CALLBACK_VECTOR */
