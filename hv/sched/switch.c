@@ -207,6 +207,21 @@ static void sw_lock_all(bool lock)
 		}
 }
 
+/* No policy's private data survives a switch: every pCPU, VM and vCPU. */
+static void sw_clear_priv(void)
+{
+	struct sched_vm *vm;
+	struct sched_vcpu *v;
+
+	for_each_sched_vcpu(vm, v)
+		memset(v->priv, 0, sizeof(v->priv));
+	for (vm = sched_sys.vms; vm; vm = vm->next)
+		memset(vm->priv, 0, sizeof(vm->priv));
+	for (unsigned c = 0; c < SCHED_MAX_PCPUS; c++)
+		if (sched_sys.pcpu[c])
+			memset(sched_sys.pcpu[c]->priv, 0, sizeof(sched_sys.pcpu[c]->priv));
+}
+
 /* The new policy's objects for every pCPU, VM and vCPU. All locks held. */
 static int sw_bring_up(const struct sched_policy *to, stime_t now)
 {
@@ -269,13 +284,7 @@ void sched_switch_install(stime_t now)
 			old->vcpu_carry_out(v, &v->carry);
 	}
 	/* The old policy is gone from here on: no stale private data. */
-	for_each_sched_vcpu(vm, v)
-		memset(v->priv, 0, sizeof(v->priv));
-	for (vm = sched_sys.vms; vm; vm = vm->next)
-		memset(vm->priv, 0, sizeof(vm->priv));
-	for (unsigned c = 0; c < SCHED_MAX_PCPUS; c++)
-		if (sched_sys.pcpu[c])
-			memset(sched_sys.pcpu[c]->priv, 0, sizeof(sched_sys.pcpu[c]->priv));
+	sw_clear_priv();
 	sched_opts = sw.opts;
 	/* Hooks follow the options unless someone installed their own. */
 	if (sched_sys.hooks == def)
@@ -287,13 +296,7 @@ void sched_switch_install(stime_t now)
 		       old->name);
 		sched_opts = old_opts;
 		sched_sys.hooks = def;
-		for_each_sched_vcpu(vm, v)
-			memset(v->priv, 0, sizeof(v->priv));
-		for (vm = sched_sys.vms; vm; vm = vm->next)
-			memset(vm->priv, 0, sizeof(vm->priv));
-		for (unsigned c = 0; c < SCHED_MAX_PCPUS; c++)
-			if (sched_sys.pcpu[c])
-				memset(sched_sys.pcpu[c]->priv, 0, sizeof(sched_sys.pcpu[c]->priv));
+		sw_clear_priv();
 		sw.to = to = old;
 		if (sw_bring_up(old, now))
 			panic("sched: cannot restart policy '%s'\n", old->name);
