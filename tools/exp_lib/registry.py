@@ -44,8 +44,12 @@ class Run:
         return f"{self.policy}{' ' + opts if opts else ''}"
 
 
-def sim(wl, policy="credit", options=None):
-    return Run("hvsim", wl, policy, tuple(sorted((options or {}).items())))
+def sim(wl, policy="credit", options=None, **params):
+    """params: predict="VM:DED_MS:NORM_MS" also samples VM in dedicated mode
+    then under interference (hvsim -P) and sets the result's `predicted`
+    slowdown from `tools/vprof predict` (seed 001 §4)."""
+    return Run("hvsim", wl, policy, tuple(sorted((options or {}).items())),
+               tuple(sorted(params.items())))
 
 
 def bochs(wl, policy="credit", options=None, **params):

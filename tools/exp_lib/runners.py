@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import subprocess
+import sys
 import types
 
 from .registry import NotYet
@@ -91,6 +92,11 @@ class Runner:
         cmd = [self.hvsim, "-s", str(rep), "-p", run.policy, "-o", f"sched_seed={rep}"]
         for k, v in run.options:
             cmd += ["-o", f"{k}={v}"]
+        prm = dict(run.params)
+        trace = None
+        if "predict" in prm:
+            trace = os.path.join(self.work, f"{os.path.basename(wl)}-{rep}.vprof")
+            cmd += ["-t", trace, "-P", prm["predict"]]
         p = subprocess.run(cmd + [wl], capture_output=True, text=True, timeout=1800)
         bad = re.search(r"bad option (\w+)", p.stderr)
         if bad:
@@ -102,6 +108,8 @@ class Runner:
             raise RuntimeError(f"hvsim printed no run line for {wl}")
         if res.run.policy != run.policy:
             raise NotYet(f"policy {run.policy} has not landed")
+        if trace:
+            res.predicted = _vprof_predict(trace, prm["predict"].split(":")[0])
         return res
 
     def _bochs(self, run, rep):
@@ -122,6 +130,17 @@ class Runner:
         if p.returncode:
             raise RuntimeError(f"Bochs run failed ({p.returncode}): {out.strip()[-800:]}")
         return parse_summary(out)
+
+
+def _vprof_predict(trace, vm):
+    """Seed 001 §4: the slowdown `tools/vprof predict` gives from the
+    dedicated and normal dumps in an hvsim trace."""
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "vprof"), "predict", trace,
+                        "--vm", vm], capture_output=True, text=True, timeout=600)
+    m = re.search(r"predicted slowdown: ([0-9.]+)x", p.stdout)
+    if not m:
+        raise RuntimeError(f"vprof predict {trace}: {(p.stdout + p.stderr).strip()[-500:]}")
+    return float(m.group(1))
 
 
 def parse_summary(out):
