@@ -66,6 +66,27 @@ def main():
             check(f"unknown {what} is 'not yet'", False, "no NotYet raised")
         except NotYet as e:
             check(f"unknown {what} is 'not yet'", "has not landed" in str(e), str(e))
+    # sched=auto beside credit and the best fixed choice (issue 16), short:
+    # the DS scenario (credit vs DS fixed choices) and the dual-CON one.
+    aout = os.path.join(a.tmp, "auto")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "experiments"), "--auto",
+                        "--scale", "quick", "--seeds", "1", "--out", aout, "--hvsim", a.hvsim,
+                        "--select", "ds_persistent", "--select", "pcs_dual_con"],
+                       capture_output=True, text=True, timeout=300)
+    text = open(os.path.join(aout, "auto.md")).read() if p.returncode == 0 else p.stderr[-800:]
+    rows = [ln for ln in text.splitlines() if ln.startswith("| ds_persistent") or
+            ln.startswith("| pcs_dual_con")]
+    check("auto: a row per scenario with credit, best fixed and auto", len(rows) == 2 and
+          all(ln.count("|") == 9 and ("met" in ln or "MISSED" in ln) for ln in rows), text)
+    ok = False
+    for ln in rows:
+        c = [x.strip() for x in ln.split("|")[1:-1]]
+        credit, best, auto = float(c[2]), float(c[3].rsplit(":", 1)[1]), float(c[4])
+        ok = (best <= credit and abs(100 * (auto - credit) / credit - float(c[5][:-1])) < 0.06 and
+              abs(100 * (auto - best) / best - float(c[6][:-1])) < 0.06)
+        if not ok:
+            break
+    check("auto: best fixed <= credit, percentages follow from the columns", ok, text)
     print(f"test-exp: {'all passed' if not FAILS else 'FAILED: ' + ', '.join(FAILS)}")
     return 1 if FAILS else 0
 
