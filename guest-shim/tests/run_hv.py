@@ -124,9 +124,11 @@ def cases(all_forms, seed=1):
                  ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "live"))
     # The serial console's key sequence: `s` once the APs run, then `8`
     # (rr, the menu's key for it) switches the host before the guest's own
-    # switches (CASE_HVRUN_ARGS).
+    # switches (CASE_HVRUN_ARGS); keywait=1 makes the guest wait for it, so
+    # a loaded host's late typing cannot reorder them.
     out.append(("live-64.elf serial keys", 2,
-                [("kind=multiboot vcpus=3 mem=32M priv=on", GUEST / "live-64.elf")], "livekey"))
+                [('kind=multiboot vcpus=3 mem=32M priv=on cmdline="keywait=1"', GUEST / "live-64.elf")],
+                "livekey"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
