@@ -1,0 +1,20 @@
+/* Private to the simulated guest (guest.c, guest_pv.c): the guest
+ * scheduler's helpers the PV halves use, and the PV steps guest_event runs. */
+#ifndef SIM_GUEST_IMPL_H
+#define SIM_GUEST_IMPL_H
+#include "sim.h"
+#include "vmx/exit_reasons.h"
+
+/* guest.c */
+void rq_push(struct sim_vcpu *v, struct sim_thread *t);
+bool guest_idle(const struct sim_vcpu *v);
+void thread_set_vcpu(struct sim *s, struct sim_thread *t, struct sim_vcpu *to);
+void vcpu_kick(struct sim *s, struct sim_vcpu *v);
+void make_ready(struct sim *s, struct sim_thread *t);
+void guest_trace_exit(struct sim *s, struct sim_vcpu *v, enum exit_reason r);
+
+/* guest_pv.c */
+void guest_pv_take_irq(struct sim *s, struct sim_vcpu *v);
+void guest_pv_sa_finish(struct sim *s, struct sim_vcpu *v);
+bool guest_pv_balloon_step(struct sim *s, struct sim_vcpu *v);
+#endif
