@@ -7,11 +7,16 @@
 
 /* guest.c */
 void rq_push(struct sim_vcpu *v, struct sim_thread *t);
-bool guest_idle(const struct sim_vcpu *v);
+void rq_remove(struct sim_vcpu *v, struct sim_thread *t);
 void thread_set_vcpu(struct sim *s, struct sim_thread *t, struct sim_vcpu *to);
 void vcpu_kick(struct sim *s, struct sim_vcpu *v);
 void make_ready(struct sim *s, struct sim_thread *t);
 void guest_trace_exit(struct sim *s, struct sim_vcpu *v, enum exit_reason r);
+
+/* guest_balance.c */
+bool guest_idle(const struct sim_vcpu *v);
+struct sim_vcpu *wake_target(struct sim *s, struct sim_thread *t);
+bool guest_pull(struct sim *s, struct sim_vcpu *v, int min_gap);
 
 /* guest_pv.c */
 void guest_pv_take_irq(struct sim *s, struct sim_vcpu *v);
