@@ -18,7 +18,7 @@ static void plat_timer_arm(void *ctx, unsigned cpu, stime_t t)
 	pc->timer_gen++;
 	pc->timer_at = t;
 	if (t != STIME_MAX)
-		simq_push(&s->q, MAX(t, s->now), EV_TIMER, (int)cpu, pc->timer_gen);
+		simq_push(&s->q, MAX(t, s->now) + s->timer_lat, EV_TIMER, (int)cpu, pc->timer_gen);
 }
 
 static void plat_kick(void *ctx, unsigned cpu)
@@ -80,7 +80,30 @@ static int sim_setup_vms(struct sim *s)
 			v->vm = i;
 			v->id = j;
 			v->pcpu = -1;
-			if (sched_vcpu_add(&v->sv, &s->vm[i].sv, (uint16_t)j, 0))
+			if (sched_vcpu_add(&v->sv, &s->vm[i].sv, (uint16_t)j, s->t0))
+				return -1;
+		}
+	return 0;
+}
+
+/* The `pin` affinities (place = false; also kept per vCPU for placed ones),
+ * or each `place`d vCPU's start pCPU as its only one (place = true). */
+static int sim_pin(struct sim *s, bool place)
+{
+	for (int i = 0; i < s->npins; i++)
+		for (int j = s->pins[i].lo; j <= s->pins[i].hi; j++) {
+			struct sim_vm *vm = &s->vm[s->pins[i].vm];
+			struct sim_vcpu *v = &s->vcpu[vm->first_vcpu + j];
+			struct cpumask m;
+
+			if ((s->pins[i].clo < 0) != place)
+				continue;
+			cpumask_zero(&m);
+			for (int c = place ? s->pins[i].chi : s->pins[i].clo; c <= s->pins[i].chi; c++)
+				cpumask_set(&m, (unsigned)c);
+			if (!place)
+				v->pin = m;
+			if (sched_vcpu_affinity_set(&v->sv, &m, s->t0))
 				return -1;
 		}
 	return 0;
@@ -89,6 +112,8 @@ static int sim_setup_vms(struct sim *s)
 int sim_setup(struct sim *s)
 {
 	s->rng = s->seed * 0x9e3779b97f4a7c15ULL | 1;
+	s->now = s->t0;
+	s->duration += s->t0;
 	s->plat = (struct sched_platform){ .ctx = s, .now = plat_now, .timer_arm = plat_timer_arm,
 					   .kick = plat_kick, .inject = pv_inject,
 					   .shared_page = pv_shared_page, .irq_pending = pv_irq_pending };
@@ -99,8 +124,11 @@ int sim_setup(struct sim *s)
 	for (int i = 0; i < s->npcpus; i++) {
 		s->pcpu[i].running = -1;
 		s->pcpu[i].timer_at = STIME_MAX;
-		if (sched_pcpu_add(&s->pcpu[i].sp, (unsigned)i, 0))
+		/* Added acct_offset before t=0: the accounting period runs from
+		 * then (the first pCPU's add), idle time and the rest from 0. */
+		if (sched_pcpu_add(&s->pcpu[i].sp, (unsigned)i, s->t0 - s->acct_off))
 			return -1;
+		s->pcpu[i].sp.idle_since = s->t0;
 	}
 	if (sim_setup_vms(s))
 		return -1;
@@ -110,26 +138,31 @@ int sim_setup(struct sim *s)
 		t->prog = &s->prog[(intptr_t)t->prog];
 		t->vcpu += s->vm[t->vm].first_vcpu;
 	}
-	for (int i = 0; i < s->npins; i++)
-		for (int j = s->pins[i].lo; j <= s->pins[i].hi; j++) {
-			struct sim_vcpu *v = &s->vcpu[s->vm[s->pins[i].vm].first_vcpu + j];
-			struct cpumask m;
-
-			cpumask_zero(&m);
-			for (int c = s->pins[i].clo; c <= s->pins[i].chi; c++)
-				cpumask_set(&m, (unsigned)c);
-			if (sched_vcpu_affinity_set(&v->sv, &m, 0))
-				return -1;
-		}
+	if (sim_pin(s, false))
+		return -1;
 	guest_add_balloons(s);
 	guest_start(s);
 	for (int i = 0; i < s->nvms; i++)
 		if (s->vm[i].gbal) {
-			simq_push(&s->q, s->gbal_period, EV_GBAL, 0, 0);
+			simq_push(&s->q, s->t0 + s->gbal_period, EV_GBAL, 0, 0);
 			break;
 		}
+	/* A placed vCPU starts with its pCPU as its only one, then gets the
+	 * affinity it has in the workload back. */
+	if (sim_pin(s, true))
+		return -1;
 	for (int i = 0; i < s->nvcpus; i++)
-		sched_vcpu_start(&s->vcpu[i].sv, 0);
+		sched_vcpu_start(&s->vcpu[i].sv, s->t0);
+	for (int i = 0; i < s->npins; i++)
+		for (int j = s->pins[i].lo; j <= s->pins[i].hi && s->pins[i].clo < 0; j++) {
+			struct sim_vcpu *v = &s->vcpu[s->vm[s->pins[i].vm].first_vcpu + j];
+			struct cpumask all;
+
+			cpumask_fill(&all, SCHED_MAX_PCPUS);
+			if (sched_vcpu_affinity_set(&v->sv, cpumask_empty(&v->pin) ? &all : &v->pin,
+						    s->t0))
+				return -1;
+		}
 	s->all_done = true;
 	for (int i = 0; i < s->nvms; i++)
 		if (s->vm[i].measure && s->vm[i].nthreads)

@@ -61,7 +61,7 @@ static int trace_start(struct sim *s, FILE *f)
 	s->trace = true;
 	for (int i = 0; i < s->nvms; i++)
 		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, i == sample_vm) ||
-		    vprof_vm_start(0, (uint16_t)i, 0))
+		    vprof_vm_start(0, (uint16_t)i, s->t0))
 			return -1;
 	return 0;
 }

@@ -73,8 +73,8 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 	fprintf(f, "vm name=%s vcpus=%d weight=%u cap=%u done=%d completion_ms=%.3f cpu_ms=%.3f "
 		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu\n",
 		vm->name, vm->nvcpus, vm->prm.weight, vm->prm.cap,
-		vm->nthreads && vm->ndone == vm->nthreads, vm->done_at ? NS2MS(vm->done_at) : -1.0,
-		cpu, s->end ? cpu / (NS2MS(s->end) * s->npcpus) : 0.0, runnable, spin,
+		vm->nthreads && vm->ndone == vm->nthreads, vm->done_at ? NS2MS(vm->done_at - s->t0) : -1.0,
+		cpu, s->end > s->t0 ? cpu / (NS2MS(s->end - s->t0) * s->npcpus) : 0.0, runnable, spin,
 		(unsigned long long)pre, (unsigned long long)yld, (unsigned long long)lhp);
 }
 
@@ -155,7 +155,7 @@ void sim_report(struct sim *s, FILE *f)
 	}
 	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f "
 		"swc_idle_ms=%.3f\n",
-		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end),
+		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end - s->t0),
 		(unsigned long long)s->nevents, idle, NS2MS(s->swc_idle));
 	for (int i = 0; i < s->nsw; i++)   /* run-time policy switches */
 		fprintf(f, "switch n=%d at_ms=%.3f policy=%s rc=%d installed_ms=%.3f\n", i,

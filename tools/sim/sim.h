@@ -174,6 +174,12 @@ struct sim {
 	stime_t now, end, duration;
 	uint64_t seed, rng;
 	stime_t kick_lat, gslice;
+	stime_t t0;               /* `start`: the VMs start then (hv time: the ticks' grid
+				   * counts from 0); figures count from it */
+	stime_t acct_off;         /* `acct_offset`: the scheduler (its accounting period)
+				   * started this long before the VMs, as hv boot does */
+	stime_t timer_lat;        /* `timer_latency`: a pCPU timer fires this late (hv: the
+				   * timer exit and the way to the scheduler's clock read) */
 	stime_t gbal_period;      /* guest periodic load balancing (`guest_balance`) */
 	stime_t warmup;           /* I/O latencies are recorded from then on (`warmup`) */
 	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */
@@ -191,6 +197,9 @@ struct sim {
 	struct sim_barrier *bar; int nbars;
 	struct sim_lock *lock; int nlocks;
 	char (*opts)[96]; int nopts;
+	/* `pin`: affinity clo..chi; `place VM.V C`: clo = -1, the vCPU starts on
+	 * pCPU chi (a measured start state, e.g. Bochs's at the profile start),
+	 * else where the policy's pick_cpu puts it, as the hypervisor does. */
 	struct { int vm, lo, hi, clo, chi; } *pins; int npins;
 	struct sim_eventq q;
 	uint64_t nevents;

@@ -302,6 +302,27 @@ static int parse_pin(struct pctx *c, char **tok, int n)
 	return 0;
 }
 
+/* place VM.V[-W] C: each vCPU in the range starts on pCPU C (then free to
+ * move: the policy balances it as any other). */
+static int parse_place(struct pctx *c, char **tok, int n)
+{
+	struct sim *s = c->s;
+	int vm, lo, hi, cpu;
+
+	if (n != 3 || parse_vcpus(c, tok[1], &vm, &lo, &hi))
+		return n != 3 ? perr(c, "place VM.V[-W] C", NULL) : -1;
+	cpu = atoi(tok[2]);
+	if (cpu < 0 || cpu >= SCHED_MAX_PCPUS)
+		return perr(c, "bad cpu", tok[2]);
+	s->pins = grow(s->pins, s->npins, sizeof(*s->pins));
+	s->pins[s->npins].vm = vm;
+	s->pins[s->npins].lo = lo;
+	s->pins[s->npins].hi = hi;
+	s->pins[s->npins].clo = -1;   /* a placement, not an affinity */
+	s->pins[s->npins++].chi = cpu;
+	return 0;
+}
+
 static int parse_vm(struct pctx *c, char **tok, int n)
 {
 	struct sim *s = c->s;
@@ -405,6 +426,8 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		return parse_thread(c, tok, n);
 	if (!strcmp(tok[0], "pin"))
 		return parse_pin(c, tok, n);
+	if (!strcmp(tok[0], "place"))
+		return parse_place(c, tok, n);
 	if (!strcmp(tok[0], "pcpus") && n == 2 && (s->npcpus = atoi(tok[1])) > 0 &&
 	    s->npcpus <= SCHED_MAX_PCPUS)
 		return 0;
@@ -441,6 +464,12 @@ static int parse_line(struct pctx *c, char **tok, int n)
 			perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "kick_latency") && n == 2)
 		return parse_time(tok[1], &s->kick_lat) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "start") && n == 2)
+		return parse_time(tok[1], &s->t0) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "acct_offset") && n == 2)
+		return parse_time(tok[1], &s->acct_off) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "timer_latency") && n == 2)
+		return parse_time(tok[1], &s->timer_lat) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "switch") && n >= 3) {
 		struct sim_switch *w;
 
