@@ -297,7 +297,29 @@ def run(hvsim, out_dir, iters=40, works=(8000, 9000, 10000, 11000, 12000), hog_m
         "| figure | hvsim in Bochs's regime | Bochs | vs Bochs | hvsim, fresh start | "
         "fresh vs Bochs | note |",
         "|---|---:|---:|---:|---:|---:|---|"] + rows +
-        ["", "hvsim workload (beside hog, last W, the run in Bochs's regime; the fresh start "
+        ["", "What decides the figures: the boot leaves each VM's two vCPUs on one pCPU "
+         "(the APs start on the master pCPU's runqueue; a BSP waiting with PAUSE yields its "
+         "pCPU to its own AP; nothing is idle afterwards, so credit never steals), so `par` "
+         "advances about one barrier per run of one of its vCPUs and completion is the number "
+         "of slices times the slice length; with 1 slice in a row that is about 40 x 30 ms, "
+         "with 2 about 40 x 60 ms. The fresh start spreads each VM over both pCPUs, where the "
+         "two `par` vCPUs co-run part of the time: that model is wrong by its start state, "
+         "not by its costs. Which regime a run falls in follows from the credit each vCPU "
+         "has when the window starts and the accounting phase (a vCPU runs on at its slice's "
+         "end when it is UNDER and its sibling OVER), i.e. from the boot's history.",
+         "", "What hvsim leaves out: the boot itself (taken as the measured start state, "
+         "not simulated) and with it the credit balances it leaves and the accounting phase, "
+         "so the regime is an input here, not a prediction (with fresh credits hvsim shows "
+         f"the 1-slice regime at {sum(r.regime == 1 for r in pts[-1].phases)} of "
+         f"{len(PHASES_MS)} accounting phases at W={pts[-1].w}); the cost of VM exits and of the "
+         "hypervisor's work on a pCPU beyond the timer latency (in Bochs that time is taken "
+         "from the vCPU that was running; in hvsim it keeps computing; this guest's rounds "
+         "exit only for timer ticks); context-switch cost (VMCS load, FPU) beyond what the "
+         "slice overrun contains; the guest's console output and profile hypercalls at the "
+         "window's edges; kick latency is not exercised (no wake-ups in the rounds; hvsim's "
+         "default 2 us); spinning, which vProfile sees in hvsim but cannot detect in Bochs "
+         "for this guest.",
+         "", "hvsim workload (beside hog, last W, the run in Bochs's regime; the fresh start "
          "is the same without the last lines):", "", "```", pts[-1].si.text.rstrip(), "```",
          ""])
     path = os.path.join(out_dir, "sim-vs-bochs.md")
