@@ -91,7 +91,7 @@ static inline bool vnmi_on(void)
  * NMI-window exit, depending on the CPU, SDM §26.7.6) wait for the interrupt
  * window instead, as KVM's vmx_enable_nmi_window() does for STI: returns true
  * to ask for it. */
-static bool nmi_window_update(struct vcpu *v, uint32_t intr)
+static __attribute__((noinline)) bool nmi_window_set(struct vcpu *v, uint32_t intr)
 {
 	bool pending, sti;
 
@@ -112,6 +112,17 @@ static bool nmi_window_update(struct vcpu *v, uint32_t intr)
 	return sti;
 }
 
+/* nmi_window_set() when it can change anything: with no NMI latched and no
+ * window asked for it does nothing, and that is the case on almost every
+ * entry (one test here instead of a call and the vnmi_on() tests: the
+ * apicv=off rows of make bench-exits). */
+static inline bool nmi_window_update(struct vcpu *v, uint32_t intr)
+{
+	if (likely(!READ_ONCE(v->lapic.nmi_pending) && !v->nmi_window))
+		return false;
+	return nmi_window_set(v, intr);
+}
+
 /* Deliver a latched NMI if the guest can take one (SDM §26.3.1.5: entry
  * with an NMI needs no blocking by NMI or MOV SS, and depending on the CPU
  * none by STI). With virtual NMIs a blocked NMI stays latched, at most one
@@ -121,13 +132,11 @@ static bool nmi_window_update(struct vcpu *v, uint32_t intr)
  * exiting IRET does not touch it), so it is cleared here, and an NMI may
  * nest in the guest's NMI handler. Called with the VM lock; true when an
  * NMI was injected. */
-static bool inject_nmi(struct vcpu *v, uint32_t intr)
+static __attribute__((noinline)) bool inject_nmi(struct vcpu *v, uint32_t intr)
 {
 	struct vintc *ic = &v->vm->devs.intc;
 	bool vnmi = vnmi_on();
 
-	if (!READ_ONCE(v->lapic.nmi_pending))
-		return false;
 	if (vnmi && (intr & INTERRUPTIBILITY_NMI)) {
 		vintc_nmi_take(ic, v->id, true);   /* trims the latch to one */
 		return false;
@@ -210,12 +219,25 @@ static bool inject_events(struct vcpu *v)
 	}
 	intr = vmx_guest_intr_state();
 	spin_lock(&v->vm->lock);
-	if (inject_nmi(v, intr)) {
+	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) && inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
 		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
 		return vid;
 	}
 	nmi_sti = nmi_window_update(v, intr);
+	if (!vid && (vmx_guest_rflags() & RFLAGS_IF_BIT) &&
+	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
+		/* The guest can take an interrupt now (so no STI shadow, and
+		 * nmi_sti is false): vintc_ack() finds the one vintc_pending()
+		 * would, so one locked pass instead of two (make bench-exits,
+		 * apicv=off rows). */
+		vec = vintc_ack(ic, v->id);
+		spin_unlock(&v->vm->lock);
+		if (vec >= 0)
+			vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
+		set_intr_window(false);
+		return vid;
+	}
 	vec = pending_vector(v, vid);
 	if (vec >= 0 && (vmx_guest_rflags() & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {

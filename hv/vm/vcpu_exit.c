@@ -40,7 +40,7 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 {
 	uint64_t now, dl = v->fast_deadline_tsc;
 
-	if (READ_ONCE(v->kicked) || v->pending_exc.valid || READ_ONCE(*v->resched))
+	if (flag_once(&v->kicked) || v->pending_exc.valid || flag_once(v->resched))
 		return false;
 	now = rdtsc();
 	if (now >= dl)

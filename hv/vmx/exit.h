@@ -40,7 +40,7 @@ static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason
 		return exit_dispatch_slow(v, raw_reason);
 	x.reason = raw_reason;
 	v->exits_total++;
-	if (unlikely(READ_ONCE(*v->vprof_on)))
+	if (unlikely(flag_once(v->vprof_on)))
 		vprof_glue_exit(v, x.reason);
 	v->exits[x.reason]++;
 	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
