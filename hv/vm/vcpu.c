@@ -14,6 +14,7 @@
 #include "vm/pmu_glue.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
+#include "vm/gmem.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -253,6 +254,25 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	return r;
 }
 
+/* Copy the top of the guest stack for the watchdog dump (rare paths only:
+ * an HLT with IF=0, or the dump asked). Up to the end of RSP's page if the
+ * next page is not mapped. */
+static void dbg_snap_stack(struct vcpu *v, uint64_t rip)
+{
+	uint64_t rsp = vmcs_readnat(VMCS_GUEST_RSP);
+	size_t n = sizeof(v->dbg.stack);
+
+	v->dbg.snap_req = false;
+	v->dbg.snap_rip = rip;
+	v->dbg.snap_rsp = rsp;
+	if (guest_read_linear(v, rsp, v->dbg.stack, n)) {
+		n = MIN(n, PAGE_SIZE - (rsp & (PAGE_SIZE - 1)));
+		if (guest_read_linear(v, rsp, v->dbg.stack, n))
+			n = 0;
+	}
+	v->dbg.nstack = (unsigned)(n / 8);
+}
+
 /* Also records, for vcpu_fast_reentry() (vm/vcpu_exit.c), the TSC of the
  * deadline, capped so that the remaining ticks always fit the 32-bit timer
  * field (past the cap the slow path re-arms). */
@@ -434,16 +454,27 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
+			uint64_t fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
+
 			BSTAMP_HERE(BS_HLT);
-			v->halt_if = vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_IF_BIT;
+			v->halt_if = fl & RFLAGS_IF_BIT;
+			v->dbg.halt_rflags = fl;
+			v->dbg.halt_rip = vmcs_readnat(VMCS_GUEST_RIP);
+			if (!v->halt_if || unlikely(v->dbg.snap_req))
+				dbg_snap_stack(v, v->dbg.halt_rip);
 			/* Only a guest that was ever given an NMI can be blocked by one. */
 			if (unlikely(v->nmi_injected))
 				v->halt_nmi_blocked = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
 						      INTERRUPTIBILITY_NMI;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
-		else if (act == EXIT_YIELD)
+		else if (act == EXIT_YIELD) {
+			v->dbg.ple_rip = vmcs_readnat(VMCS_GUEST_RIP);
+			if (unlikely(v->dbg.snap_req))
+				dbg_snap_stack(v, v->dbg.ple_rip);
 			return VCPU_RUN_YIELD;
+		} else if (unlikely(v->dbg.snap_req))
+			dbg_snap_stack(v, vmcs_readnat(VMCS_GUEST_RIP));
 	}
 }
 
