@@ -184,7 +184,9 @@ static bool inject_events(struct vcpu *v)
 
 	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
-		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+		if (vid)
+			apicv_hold_rvi(v);   /* the handler runs with IF=0 (vmx/apicv_calc.h) */
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)) || v->vid_window)
 			set_intr_window(true);
 		return vid;
 	}
@@ -200,12 +202,15 @@ static bool inject_events(struct vcpu *v)
 		}
 		vmcs_write32(VMCS_ENTRY_INTR_INFO, info);
 		e->valid = false;
-		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)))
+		if (vid)
+			apicv_hold_rvi(v);
+		if (nmi_window_update(v, vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY)) || v->vid_window)
 			set_intr_window(true);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
-		set_intr_window(false);   /* an NMI window: turned off by its exit */
+		/* An NMI window is turned off by its exit; a held RVI needs one. */
+		set_intr_window(v->vid_window);
 		return vid;
 	}
 	intr = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
@@ -213,6 +218,8 @@ static bool inject_events(struct vcpu *v)
 	if (inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
 		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
+		if (v->vid_window)
+			set_intr_window(true);
 		return vid;
 	}
 	nmi_sti = nmi_window_update(v, intr);
@@ -221,13 +228,16 @@ static bool inject_events(struct vcpu *v)
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
 		vec = vintc_ack(ic, v->id);
 		spin_unlock(&v->vm->lock);
-		if (vec >= 0)
+		if (vec >= 0) {
 			vmcs_write32(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
-		set_intr_window(false);
+			if (vid)
+				apicv_hold_rvi(v);
+		}
+		set_intr_window(v->vid_window);
 		return vid;
 	}
 	spin_unlock(&v->vm->lock);
-	set_intr_window(vec >= 0 || nmi_sti);
+	set_intr_window(vec >= 0 || nmi_sti || v->vid_window);
 	return vid;
 }
 

@@ -52,6 +52,7 @@ struct vcpu {
 	volatile bool halt_polling;        /* halt poll running: no kick IPI needed (vm/halt_poll.c) */
 	stime_t halt_since;                /* when the current halt began, 0 = not halted */
 	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
+	bool vid_window;                   /* apicv held RVI back: interrupt window (vmx/apicv.c) */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */

@@ -31,6 +31,28 @@ static inline uint16_t apicv_calc_intr_status(const uint32_t *page)
 			  apicv_calc_vec_highest(page, 0x200));
 }
 
+/* Issue 17: Bochs 2.7 delivers a pending virtual interrupt into the guest
+ * even with the guest's RFLAGS.IF = 0 when a host interrupt arrives: its
+ * handleAsyncEvent() takes the external-interrupt branch (unmasked in VMX
+ * non-root operation with external-interrupt exiting) and
+ * InterruptAcknowledge() then delivers the virtual interrupt if it is merely
+ * pending (is_pending), instead of the VM exit (SDM §30.2.1 delivers a
+ * virtual interrupt only with RFLAGS.IF = 1 and no STI/MOV-SS blocking). A
+ * Linux guest then took its timer interrupt inside a runqueue-locked,
+ * interrupts-off region and deadlocked on the lock it held (kvm_wait()
+ * with IF=0, docs/interrupts.md). So the CPU is never left holding a virtual
+ * interrupt it cannot deliver at once:
+ *  - RVI is cleared at entry when the guest cannot take the vector now
+ *    (can_intr false: IF = 0 or an STI/MOV-SS shadow; *window: ask for an
+ *    interrupt-window exit) or its priority class is not above PPR's (the
+ *    EOIs of the in-service vectors exit, `extra`, so a lower PPR is seen);
+ *  - when it can be delivered but more vectors wait, every pending and
+ *    in-service vector's EOI exits, so the next one is never exposed by an
+ *    EOI inside the handler (interrupts off there).
+ * Returns the guest interrupt status to enter with (SVI << 8 | RVI). */
+uint16_t apicv_calc_gated_status(const uint32_t *page, bool can_intr, bool *window,
+				 uint64_t extra[4]);
+
 /* TPR threshold when the TPR shadow is used without virtual-interrupt delivery
  * (SDM §30.1.2): the class of the highest pending vector if VTPR masks it, so
  * that lowering VTPR below it exits; 0 otherwise. Never above VTPR[7:4]
