@@ -93,7 +93,8 @@ static struct apicv_vm *slot_get(struct vm *vm)
 		}
 		memcpy(s->x2_bitmap, vm->msr_bitmap, PAGE_SIZE);
 		apicv_calc_x2apic_bitmap(s->x2_bitmap, cpu_has(PROC2_APIC_REG_VIRT),
-					 cpu_has(PROC2_VIRT_INTR_DELIV) && opt_apicv_vid);
+					 cpu_has(PROC2_VIRT_INTR_DELIV) && opt_apicv_vid,
+					 !opt_apicv_vid_gate);
 		WRITE_ONCE(s->vm, vm);
 	}
 	spin_unlock(&apicv_lock);

@@ -121,7 +121,7 @@ static bool x2apic_read_virtualized(uint32_t msr)
 	}
 }
 
-void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid)
+void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid, bool self_ipi)
 {
 	for (uint32_t m = 0x800; m <= 0x8ff; m++)
 		if (reg_virt && x2apic_read_virtualized(m))
@@ -129,6 +129,7 @@ void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid)
 	msr_pass(bitmap, 0x808, true);            /* TPR virtualization (§30.1.2) */
 	if (vid) {
 		msr_pass(bitmap, 0x80b, true);    /* EOI virtualization (§30.1.4) */
-		msr_pass(bitmap, 0x83f, true);    /* self-IPI virtualization (§30.1.5) */
+		if (self_ipi)
+			msr_pass(bitmap, 0x83f, true);   /* self-IPI virtualization (§30.1.5) */
 	}
 }

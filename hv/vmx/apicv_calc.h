@@ -72,8 +72,10 @@ void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned n
 /* An x2APIC MSR bitmap from the base one (SDM §30.5, §25.6.9): reads of the
  * registers the CPU virtualizes from the page pass through when APIC-register
  * virtualization is on (never the current count, 0x839); writes of TPR, and
- * with virtual-interrupt delivery EOI and SELF IPI, pass through. */
-void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid);
+ * with virtual-interrupt delivery EOI and (self_ipi) SELF IPI, pass through.
+ * A virtualized SELF IPI written with IF=0 leaves a virtual interrupt
+ * pending that Bochs may deliver at once (issue 17): apicv_vid_gate traps it. */
+void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid, bool self_ipi);
 /* Does the bitmap intercept `msr` (read or write)? For tests and asserts. */
 bool apicv_calc_msr_intercepted(const uint8_t bitmap[4096], uint32_t msr, bool write);
 #endif

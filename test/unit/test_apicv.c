@@ -85,7 +85,7 @@ static uint8_t bitmap[4096];
 START_TEST(test_x2apic_bitmap)
 {
 	memset(bitmap, 0xff, sizeof(bitmap));
-	apicv_calc_x2apic_bitmap(bitmap, true, true);
+	apicv_calc_x2apic_bitmap(bitmap, true, true, true);
 	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x802, false));   /* ID */
 	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x820, false));   /* IRR */
 	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x830, false));   /* ICR */
@@ -97,11 +97,15 @@ START_TEST(test_x2apic_bitmap)
 	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x83f, true));
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x830, true));     /* ICR: emulated */
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x838, true));     /* timer: emulated */
+	memset(bitmap, 0xff, sizeof(bitmap));
+	apicv_calc_x2apic_bitmap(bitmap, true, true, false);           /* apicv_vid_gate */
+	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x83f, true));
+	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x80b, true));
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x1b, false));     /* others untouched */
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x800 - 1, true));
 
 	memset(bitmap, 0xff, sizeof(bitmap));
-	apicv_calc_x2apic_bitmap(bitmap, false, false);
+	apicv_calc_x2apic_bitmap(bitmap, false, false, true);
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x802, false));
 	ck_assert(!apicv_calc_msr_intercepted(bitmap, 0x808, true));
 	ck_assert(apicv_calc_msr_intercepted(bitmap, 0x80b, true));
