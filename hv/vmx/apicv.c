@@ -260,8 +260,8 @@ bool apicv_entry(struct vcpu *v)
 			     (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
 		bool on;
 
-		st = apicv_calc_gated_status(v->apic_page, can, &v->vid_window, extra);
-		on = extra[0] | extra[1] | extra[2] | extra[3];
+		st = apicv_calc_gated_status(v->apic_page, st, can, &v->vid_window, extra);
+		on = (extra[0] | extra[1] | extra[2] | extra[3]) != 0;
 		if (on != a->extra_on || (on && memcmp(extra, a->extra, sizeof(extra)))) {
 			memcpy(a->extra, extra, sizeof(extra));
 			a->extra_on = on;

@@ -11,42 +11,46 @@
 
 #define PAGE_ISR 0x100u
 
-static unsigned reg_bits(const uint32_t *page, unsigned base, uint64_t out[4], bool add)
+static void reg_or(const uint32_t *page, unsigned base, uint64_t out[4])
 {
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < 8; i++) {
-		uint32_t w = READ_ONCE(page[(base + i * 0x10) / 4]);
-
-		n += (unsigned)__builtin_popcount(w);
-		if (add)
-			out[i / 2] |= (uint64_t)w << (32 * (i % 2));
-	}
-	return n;
+	for (unsigned i = 0; i < 8; i++)
+		out[i / 2] |= (uint64_t)READ_ONCE(page[(base + i * 0x10) / 4]) << (32 * (i % 2));
 }
 
-uint16_t apicv_calc_gated_status(const uint32_t *page, bool can_intr, bool *window,
+/* Another IRR vector than rvi? (No popcount: it is a libgcc call here, and
+ * this runs before every entry with a vector pending.) */
+static bool irr_other(const uint32_t *page, unsigned rvi)
+{
+	uint32_t acc = 0;
+
+	for (unsigned i = 0; i < 8; i++) {
+		uint32_t w = READ_ONCE(page[(PAGE_IRR + i * 0x10) / 4]);
+
+		acc |= i == rvi / 32 ? w & ~(1u << (rvi % 32)) : w;
+	}
+	return acc != 0;
+}
+
+uint16_t apicv_calc_gated_status(const uint32_t *page, uint16_t st, bool can_intr, bool *window,
 				 uint64_t extra[4])
 {
-	uint16_t st = apicv_calc_intr_status(page);
 	unsigned rvi = st & 0xff, svi = st >> 8;
 	unsigned tpr = READ_ONCE(page[PAGE_TPR / 4]) & 0xff;
-	unsigned ppr_class = MAX(tpr >> 4, svi >> 4);
 
 	extra[0] = extra[1] = extra[2] = extra[3] = 0;
 	*window = false;
 	if (!rvi)
 		return st;
-	if (!can_intr || (rvi >> 4) <= ppr_class) {
+	if (!can_intr || (rvi >> 4) <= MAX(tpr >> 4, svi >> 4)) {
 		if (!can_intr)
 			*window = true;
 		else
-			reg_bits(page, PAGE_ISR, extra, true);
+			reg_or(page, PAGE_ISR, extra);
 		return (uint16_t)(st & 0xff00);
 	}
-	if (reg_bits(page, PAGE_IRR, extra, false) >= 2) {
-		reg_bits(page, PAGE_IRR, extra, true);
-		reg_bits(page, PAGE_ISR, extra, true);
+	if (irr_other(page, rvi)) {
+		reg_or(page, PAGE_IRR, extra);
+		reg_or(page, PAGE_ISR, extra);
 	}
 	return st;
 }

@@ -49,8 +49,9 @@ static inline uint16_t apicv_calc_intr_status(const uint32_t *page)
  *  - when it can be delivered but more vectors wait, every pending and
  *    in-service vector's EOI exits, so the next one is never exposed by an
  *    EOI inside the handler (interrupts off there).
- * Returns the guest interrupt status to enter with (SVI << 8 | RVI). */
-uint16_t apicv_calc_gated_status(const uint32_t *page, bool can_intr, bool *window,
+ * st is apicv_calc_intr_status(page). Returns the guest interrupt status to
+ * enter with (SVI << 8 | RVI). */
+uint16_t apicv_calc_gated_status(const uint32_t *page, uint16_t st, bool can_intr, bool *window,
 				 uint64_t extra[4]);
 
 /* TPR threshold when the TPR shadow is used without virtual-interrupt delivery

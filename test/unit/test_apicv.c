@@ -125,36 +125,36 @@ START_TEST(test_gated_status)
 	uint64_t ex[4];
 	bool win;
 
-	ck_assert_uint_eq(apicv_calc_gated_status(page, false, &win, ex), 0);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), false, &win, ex), 0);
 	ck_assert(!win);
 	vec_set(0x200, 0xec);                     /* timer pending, IF=0: held, window */
-	ck_assert_uint_eq(apicv_calc_gated_status(page, false, &win, ex), 0);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), false, &win, ex), 0);
 	ck_assert(win);
 	ck_assert(!(ex[0] | ex[1] | ex[2] | ex[3]));
 	/* IF=1, one vector: delivered at entry, no EOI exit */
-	ck_assert_uint_eq(apicv_calc_gated_status(page, true, &win, ex), 0x00ec);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), true, &win, ex), 0x00ec);
 	ck_assert(!win && !(ex[0] | ex[1] | ex[2] | ex[3]));
 	/* two pending: the first is delivered, both EOIs exit */
 	vec_set(0x200, 0xfd);
-	ck_assert_uint_eq(apicv_calc_gated_status(page, true, &win, ex), 0x00fd);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), true, &win, ex), 0x00fd);
 	ck_assert(!win && bit(ex, 0xfd) && bit(ex, 0xec) && !bit(ex, 0x31));
 	/* lower class than the one in service: held until that EOI, which exits */
 	setup();
 	vec_set(0x100, 0xec);
 	vec_set(0x200, 0xe1);
-	ck_assert_uint_eq(apicv_calc_gated_status(page, true, &win, ex), 0xec00);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), true, &win, ex), 0xec00);
 	ck_assert(!win && bit(ex, 0xec) && !bit(ex, 0xe1));
 	/* higher class than the one in service: delivered (nested), no extra */
 	setup();
 	vec_set(0x100, 0xec);
 	vec_set(0x200, 0xfd);
-	ck_assert_uint_eq(apicv_calc_gated_status(page, true, &win, ex), 0xecfd);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), true, &win, ex), 0xecfd);
 	ck_assert(!win && !(ex[0] | ex[1] | ex[2] | ex[3]));
 	/* masked by TPR only: held, nothing to wait for but the next exit */
 	setup();
 	page[0x80 / 4] = 0x50;
 	vec_set(0x200, 0x41);
-	ck_assert_uint_eq(apicv_calc_gated_status(page, true, &win, ex), 0);
+	ck_assert_uint_eq(apicv_calc_gated_status(page, apicv_calc_intr_status(page), true, &win, ex), 0);
 	ck_assert(!win);
 }
 END_TEST
@@ -198,7 +198,7 @@ START_TEST(test_gated_model)
 					vec_set(0x100, vecs[isr]);
 					vs[vecs[isr] / 64] |= 1ull << (vecs[isr] % 64);
 				}
-				st = apicv_calc_gated_status(page, can, &win, ex);
+				st = apicv_calc_gated_status(page, apicv_calc_intr_status(page), can, &win, ex);
 				rvi = st & 0xff;
 				/* entry: deliver while recognized and IF=1 */
 				for (int steps = 0; steps < 8; steps++) {
