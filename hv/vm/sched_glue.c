@@ -392,7 +392,16 @@ void vm_cpu_loop(void)
 		case VCPU_RUN_BLOCKED:
 			sched_block(&curr->sv, now);
 			BSTAMP_HERE(BS_BLOCK);
-			/* A wake-up that came while it still counted as running. */
+			/* A wake-up that came while it still counted as running.
+			 * Store-load fence (x86 TSO, SDM vol. 3 §9.2.3.4): the
+			 * BLOCKED store (a plain release at the unlock) must be
+			 * visible before the unlocked loads of pv_unhalted / NMI /
+			 * scheduler vectors, as the notifier stores those with a
+			 * locked / SEQ_CST store before it reads sv.state
+			 * (KVM_HC_KICK_CPU, plat_inject, sched_glue_notify);
+			 * else both miss each other on real hardware (Bochs has
+			 * no store buffer). */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 			if (vcpu_has_wakeup(curr))
 				sched_wake(&curr->sv, time_now());
 			break;

@@ -15,6 +15,7 @@
 #include "vm/pmu_glue.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
+#include "vm/gmem.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -193,7 +194,9 @@ static bool inject_events(struct vcpu *v)
 
 	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
-		if (nmi_window_update(v, vmx_guest_intr_state()))
+		if (vid)
+			apicv_hold_rvi(v);   /* the handler runs with IF=0 (vmx/apicv_calc.h) */
+		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vid_window)
 			set_intr_window(true);
 		return vid;
 	}
@@ -209,12 +212,15 @@ static bool inject_events(struct vcpu *v)
 		}
 		vmx_entry_event(info);
 		e->valid = false;
-		if (nmi_window_update(v, vmx_guest_intr_state()))
+		if (vid)
+			apicv_hold_rvi(v);
+		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vid_window)
 			set_intr_window(true);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
-		set_intr_window(false);   /* an NMI window: turned off by its exit */
+		/* An NMI window is turned off by its exit; a held RVI needs one. */
+		set_intr_window(v->vid_window);
 		return vid;
 	}
 	intr = vmx_guest_intr_state();
@@ -222,6 +228,8 @@ static bool inject_events(struct vcpu *v)
 	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) && inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
 		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
+		if (v->vid_window)
+			set_intr_window(true);
 		return vid;
 	}
 	nmi_sti = nmi_window_update(v, intr);
@@ -243,13 +251,16 @@ static bool inject_events(struct vcpu *v)
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
 		vec = vintc_ack(ic, v->id);
 		spin_unlock(&v->vm->lock);
-		if (vec >= 0)
+		if (vec >= 0) {
 			vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
-		set_intr_window(false);
+			if (vid)
+				apicv_hold_rvi(v);
+		}
+		set_intr_window(v->vid_window);
 		return vid;
 	}
 	spin_unlock(&v->vm->lock);
-	set_intr_window(vec >= 0 || nmi_sti);
+	set_intr_window(vec >= 0 || nmi_sti || v->vid_window);
 	return vid;
 }
 
@@ -274,6 +285,25 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	r = vintc_wake_pending(&v->vm->devs.intc, v->id) >= 0;   /* may run elsewhere */
 	spin_unlock(&v->vm->lock);
 	return r;
+}
+
+/* Copy the top of the guest stack for the watchdog dump (rare paths only:
+ * an HLT with IF=0, or the dump asked). Up to the end of RSP's page if the
+ * next page is not mapped. */
+static void dbg_snap_stack(struct vcpu *v, uint64_t rip)
+{
+	uint64_t rsp = vmx_guest_rsp();
+	size_t n = sizeof(v->dbg.stack);
+
+	v->dbg.snap_req = false;
+	v->dbg.snap_rip = rip;
+	v->dbg.snap_rsp = rsp;
+	if (guest_read_linear(v, rsp, v->dbg.stack, n)) {
+		n = MIN(n, PAGE_SIZE - (rsp & (PAGE_SIZE - 1)));
+		if (guest_read_linear(v, rsp, v->dbg.stack, n))
+			n = 0;
+	}
+	v->dbg.nstack = (unsigned)(n / 8);
 }
 
 /* Also records, for vcpu_fast_reentry() (vm/vcpu_exit.c), the TSC of the
@@ -484,16 +514,27 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (act == EXIT_STOPPED)
 			return VCPU_RUN_OFFLINE;
 		if (act == EXIT_BLOCK) {
+			uint64_t fl = vmx_guest_rflags();
+
 			BSTAMP_HERE(BS_HLT);
-			v->halt_if = vmx_guest_rflags() & RFLAGS_IF_BIT;
+			v->halt_if = fl & RFLAGS_IF_BIT;
+			v->dbg.halt_rflags = fl;
+			v->dbg.halt_rip = vmx_guest_rip();
+			if (!v->halt_if || unlikely(v->dbg.snap_req))
+				dbg_snap_stack(v, v->dbg.halt_rip);
 			/* Only a guest that was ever given an NMI can be blocked by one. */
 			if (unlikely(v->nmi_injected))
 				v->halt_nmi_blocked = vmx_guest_intr_state() &
 						      INTERRUPTIBILITY_NMI;
 			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
 		}
-		else if (act == EXIT_YIELD)
+		else if (act == EXIT_YIELD) {
+			v->dbg.ple_rip = vmx_guest_rip();
+			if (unlikely(v->dbg.snap_req))
+				dbg_snap_stack(v, v->dbg.ple_rip);
 			return VCPU_RUN_YIELD;
+		} else if (unlikely(v->dbg.snap_req))
+			dbg_snap_stack(v, vmx_guest_rip());
 	}
 }
 

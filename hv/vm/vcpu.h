@@ -20,6 +20,8 @@ struct guest_regs {
 _Static_assert(offsetof(struct guest_regs, rdi) == 40, "entry.asm GR_RDI");
 _Static_assert(offsetof(struct guest_regs, r15) == 112, "entry.asm GR_R15");
 
+#define VCPU_DBG_STACK_WORDS 48
+
 enum vcpu_state {
 	VCPU_WAIT_SIPI,   /* AP before its start-up IPI */
 	VCPU_RUNNABLE,
@@ -53,6 +55,7 @@ struct vcpu {
 	volatile bool halt_polling;        /* halt poll running: no kick IPI needed (vm/halt_poll.c) */
 	stime_t halt_since;                /* when the current halt began, 0 = not halted */
 	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
+	bool vid_window;                   /* apicv held RVI back: interrupt window (vmx/apicv.c) */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
@@ -69,6 +72,19 @@ struct vcpu {
 	uint64_t ple_exits;
 	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
+	/* For the watchdog dump (issue 17: a hang explains itself): guest
+	 * state at the last HLT, taken on the HLT exit only (not per exit),
+	 * with a copy of the stack top when IF=0 (kvm_wait() and friends:
+	 * the words that look like kernel text name the callers), the RIP of
+	 * the last PAUSE-loop exit, and a stack copy the dump asks for. */
+	struct {
+		uint64_t halt_rip, halt_rflags;
+		uint64_t snap_rip, snap_rsp;          /* where stack[] was copied */
+		uint64_t stack[VCPU_DBG_STACK_WORDS]; /* 0 words = not copied */
+		unsigned nstack;
+		uint64_t ple_rip;
+		volatile bool snap_req;               /* copy the stack at the next slow exit */
+	} dbg;
 };
 
 /* Why vcpu_run() returned. */

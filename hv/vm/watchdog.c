@@ -130,6 +130,46 @@ static const char *rel(char *buf, size_t n, stime_t t, stime_t now)
 	return buf;
 }
 
+/* A word that may be a return address into the kernel image (x86-64
+ * Linux maps it at -2 GiB; tools/linux/symbolize.py names them). */
+static bool kernel_text_like(uint64_t w)
+{
+	return w >= 0xffffffff80000000ull && w < 0xffffffffc0000000ull;
+}
+
+/* Guest side of a stuck vCPU: where it last halted (and with what RFLAGS),
+ * where it last spun (PAUSE-loop exit), the KVM PV kick state, the SA
+ * upcall state, and the kernel-text words of its last stack copy (taken at
+ * an HLT with IF=0, or at the first slow exit after a dump asked for one:
+ * a running vCPU's copy shows in the next dump). */
+static void dump_vcpu_guest(struct vcpu *v)
+{
+	const struct sched_vcpu *sv = &v->sv;
+	char line[256];
+	int n = 0;
+
+	pr_info("watchdog: vm%u.v%u guest hlt_rip=%#lx hlt_rflags=%#lx ple_rip=%#lx ple_exits=%lu "
+		"pv_unhalted=%d kicks=%lu sa_vec=%u sa_pend=%d sa_seq=%u sa_upcalls=%lu "
+		"sa_timeouts=%lu sa_ack_yield=%lu sa_ack_block=%lu sa_moot=%lu sa_stale=%lu\n",
+		v->vm->id, v->id, (unsigned long)v->dbg.halt_rip, (unsigned long)v->dbg.halt_rflags,
+		(unsigned long)v->dbg.ple_rip, (unsigned long)v->ple_exits,
+		(int)READ_ONCE(v->kvm.pv_unhalted), (unsigned long)READ_ONCE(v->kvm.kicks),
+		sv->sa_vector, !!(READ_ONCE(sv->flags) & SCHED_VF_SA_PEND), sv->sa_seq,
+		(unsigned long)sv->st.nsa_upcall, (unsigned long)sv->st.nsa_timeout,
+		(unsigned long)sv->st.nsa_ack_yield, (unsigned long)sv->st.nsa_ack_block,
+		(unsigned long)sv->st.nsa_moot, (unsigned long)sv->st.nsa_stale);
+	for (unsigned i = 0; i < v->dbg.nstack && i < VCPU_DBG_STACK_WORDS && n < 200; i++)
+		if (kernel_text_like(v->dbg.stack[i]))
+			n += fmt_snprintf(line + n, sizeof(line) - (size_t)n, " %#lx",
+					  (unsigned long)v->dbg.stack[i]);
+	line[n] = 0;
+	if (v->dbg.nstack)
+		pr_info("watchdog: vm%u.v%u stack at rip=%#lx rsp=%#lx:%s\n", v->vm->id, v->id,
+			(unsigned long)v->dbg.snap_rip, (unsigned long)v->dbg.snap_rsp, line);
+	if (v->vm->state == VM_RUNNING)
+		WRITE_ONCE(v->dbg.snap_req, true);   /* fresh copy for the next dump */
+}
+
 static void dump_vcpu(struct vcpu *v, stime_t now)
 {
 	const struct vlapic *l = &v->lapic;
@@ -153,6 +193,7 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 		(unsigned long)READ_ONCE(v->exits_total), wd_ppr(s.tpr, s.isr_top),
 		(unsigned long)READ_ONCE(l->timer_fired), (unsigned long)READ_ONCE(l->tscdl_ignored),
 		wd_wait_name(wd_classify(&s, now, (stime_t)wd_ms * MS)));
+	dump_vcpu_guest(v);
 }
 
 static void dump_all(const char *why, stime_t now)

@@ -21,6 +21,11 @@ static bool opt_apicv_vid = true;
 CMDLINE_BOOL(apicv_vid, opt_apicv_vid, "with apicv: use virtual-interrupt delivery "
 	     "(off: TPR shadow and TPR threshold, interrupts injected)");
 
+static bool opt_apicv_vid_gate = true;
+CMDLINE_BOOL(apicv_vid_gate, opt_apicv_vid_gate, "with virtual-interrupt delivery: never enter "
+	     "with a virtual interrupt the guest cannot take at once (Bochs 2.7 delivers it "
+	     "with IF=0 when a host interrupt arrives; issue 17, docs/interrupts.md)");
+
 enum apicv_mode { AV_NONE = 0, AV_XAPIC, AV_X2APIC, AV_DISABLED };
 
 struct apicv_vcpu {
@@ -33,6 +38,8 @@ struct apicv_vcpu {
 	uint64_t level[4];     /* level-triggered IOAPIC vectors, as of IOAPIC gen level_gen */
 	uint32_t level_gen;
 	bool level_valid;
+	bool extra_on;         /* extra[] is in the EOI-exit bitmap */
+	uint64_t extra[4];     /* EOI exits of apicv_calc_gated_status() */
 };
 
 struct apicv_vm {
@@ -86,7 +93,8 @@ static struct apicv_vm *slot_get(struct vm *vm)
 		}
 		memcpy(s->x2_bitmap, vm->msr_bitmap, PAGE_SIZE);
 		apicv_calc_x2apic_bitmap(s->x2_bitmap, cpu_has(PROC2_APIC_REG_VIRT),
-					 cpu_has(PROC2_VIRT_INTR_DELIV) && opt_apicv_vid);
+					 cpu_has(PROC2_VIRT_INTR_DELIV) && opt_apicv_vid,
+					 !opt_apicv_vid_gate);
 		WRITE_ONCE(s->vm, vm);
 	}
 	spin_unlock(&apicv_lock);
@@ -197,19 +205,36 @@ static __attribute__((noinline)) void eoi_bitmap_update(struct vcpu *v, struct a
 		a->level_valid = true;
 	}
 	apicv_calc_eoi_from_level(v->apic_page, a->level, bm);
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 4; i++) {
+		if (a->extra_on)
+			bm[i] |= a->extra[i];
 		if (bm[i] != a->eoi[i]) {
 			eoi_exit_write(i, bm[i]);
 			a->eoi[i] = bm[i];
 		}
+	}
 	a->eoi_dirty = false;
+}
+
+void apicv_hold_rvi(struct vcpu *v)
+{
+	uint16_t st;
+
+	if (!opt_apicv_vid_gate)
+		return;
+	st = vmcs_read16(VMCS_GUEST_INTR_STATUS);
+	if (st & 0xff) {
+		vmcs_write16(VMCS_GUEST_INTR_STATUS, st & 0xff00);
+		v->vid_window = true;
+	}
 }
 
 bool apicv_entry(struct vcpu *v)
 {
 	struct apicv_vcpu *a;
-	uint8_t mode;
+	uint8_t mode, rvi;
 	uint16_t st;
+	bool extra_changed = false;
 
 	if (!v->vm->p.apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
 		return false;
@@ -223,12 +248,32 @@ bool apicv_entry(struct vcpu *v)
 	/* RVI from the page: another pCPU may have set IRR (no posted interrupts).
 	 * Compared with the VMCS, not a cached copy: the CPU changes RVI/SVI itself. */
 	st = apicv_calc_intr_status(v->apic_page);
+	rvi = (uint8_t)st;
+	v->vid_window = false;
+	if (opt_apicv_vid_gate && (rvi || a->extra_on)) {
+		/* Issue 17 (apicv_calc.h): enter only with a virtual interrupt the
+		 * CPU delivers at once (SDM §30.2.1: RFLAGS.IF and no STI/MOV-SS
+		 * blocking); read the guest state only when a vector waits. */
+		uint64_t extra[4];
+		bool can = rvi && (vmcs_readnat(VMCS_GUEST_RFLAGS) & BIT(9)) &&
+			   !(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+			     (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
+		bool on;
+
+		st = apicv_calc_gated_status(v->apic_page, st, can, &v->vid_window, extra);
+		on = (extra[0] | extra[1] | extra[2] | extra[3]) != 0;
+		if (on != a->extra_on || (on && memcmp(extra, a->extra, sizeof(extra)))) {
+			memcpy(a->extra, extra, sizeof(extra));
+			a->extra_on = on;
+			extra_changed = true;
+		}
+	}
 	if (st != vmcs_read16(VMCS_GUEST_INTR_STATUS))
 		vmcs_write16(VMCS_GUEST_INTR_STATUS, st);
 	/* A new vector to deliver: its trigger mode (TMR, IOAPIC entry) is known now. */
-	if ((uint8_t)st && ((uint8_t)st != a->last_rvi || a->eoi_dirty)) {
+	if ((rvi && (rvi != a->last_rvi || a->eoi_dirty)) || extra_changed) {
 		eoi_bitmap_update(v, a);
-		a->last_rvi = (uint8_t)st;
+		a->last_rvi = rvi;
 	}
 	return true;
 }

@@ -26,6 +26,10 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2);
  * it, the TPR threshold. Returns true when interrupts from the vLAPIC are
  * delivered by the CPU (the caller must then inject only NMI and ExtINT). */
 bool apicv_entry(struct vcpu *v);
+/* An event is injected at this entry (its handler starts with IF=0): hide
+ * RVI until the interrupt window (issue 17, apicv_calc.h); sets
+ * v->vid_window when it did. */
+void apicv_hold_rvi(struct vcpu *v);
 
 /* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */
 void apicv_config_changed(struct vcpu *v);

@@ -9,6 +9,52 @@
 #define RTE_LEVEL_BIT  (1ull << 15)
 #define RTE_DM(r)      (((r) >> 8) & 7)
 
+#define PAGE_ISR 0x100u
+
+static void reg_or(const uint32_t *page, unsigned base, uint64_t out[4])
+{
+	for (unsigned i = 0; i < 8; i++)
+		out[i / 2] |= (uint64_t)READ_ONCE(page[(base + i * 0x10) / 4]) << (32 * (i % 2));
+}
+
+/* Another IRR vector than rvi? (No popcount: it is a libgcc call here, and
+ * this runs before every entry with a vector pending.) */
+static bool irr_other(const uint32_t *page, unsigned rvi)
+{
+	uint32_t acc = 0;
+
+	for (unsigned i = 0; i < 8; i++) {
+		uint32_t w = READ_ONCE(page[(PAGE_IRR + i * 0x10) / 4]);
+
+		acc |= i == rvi / 32 ? w & ~(1u << (rvi % 32)) : w;
+	}
+	return acc != 0;
+}
+
+uint16_t apicv_calc_gated_status(const uint32_t *page, uint16_t st, bool can_intr, bool *window,
+				 uint64_t extra[4])
+{
+	unsigned rvi = st & 0xff, svi = st >> 8;
+	unsigned tpr = READ_ONCE(page[PAGE_TPR / 4]) & 0xff;
+
+	extra[0] = extra[1] = extra[2] = extra[3] = 0;
+	*window = false;
+	if (!rvi)
+		return st;
+	if (!can_intr || (rvi >> 4) <= MAX(tpr >> 4, svi >> 4)) {
+		if (!can_intr)
+			*window = true;
+		else
+			reg_or(page, PAGE_ISR, extra);
+		return (uint16_t)(st & 0xff00);
+	}
+	if (irr_other(page, rvi)) {
+		reg_or(page, PAGE_IRR, extra);
+		reg_or(page, PAGE_ISR, extra);
+	}
+	return st;
+}
+
 uint8_t apicv_calc_tpr_threshold(const uint32_t *page)
 {
 	unsigned irr_class = (unsigned)apicv_calc_vec_highest(page, PAGE_IRR) >> 4;
@@ -79,7 +125,7 @@ static bool x2apic_read_virtualized(uint32_t msr)
 	}
 }
 
-void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid)
+void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid, bool self_ipi)
 {
 	for (uint32_t m = 0x800; m <= 0x8ff; m++)
 		if (reg_virt && x2apic_read_virtualized(m))
@@ -87,6 +133,7 @@ void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid)
 	msr_pass(bitmap, 0x808, true);            /* TPR virtualization (§30.1.2) */
 	if (vid) {
 		msr_pass(bitmap, 0x80b, true);    /* EOI virtualization (§30.1.4) */
-		msr_pass(bitmap, 0x83f, true);    /* self-IPI virtualization (§30.1.5) */
+		if (self_ipi)
+			msr_pass(bitmap, 0x83f, true);   /* self-IPI virtualization (§30.1.5) */
 	}
 }

@@ -31,6 +31,29 @@ static inline uint16_t apicv_calc_intr_status(const uint32_t *page)
 			  apicv_calc_vec_highest(page, 0x200));
 }
 
+/* Issue 17: Bochs 2.7 delivers a pending virtual interrupt into the guest
+ * even with the guest's RFLAGS.IF = 0 when a host interrupt arrives: its
+ * handleAsyncEvent() takes the external-interrupt branch (unmasked in VMX
+ * non-root operation with external-interrupt exiting) and
+ * InterruptAcknowledge() then delivers the virtual interrupt if it is merely
+ * pending (is_pending), instead of the VM exit (SDM §30.2.1 delivers a
+ * virtual interrupt only with RFLAGS.IF = 1 and no STI/MOV-SS blocking). A
+ * Linux guest then took its timer interrupt inside a runqueue-locked,
+ * interrupts-off region and deadlocked on the lock it held (kvm_wait()
+ * with IF=0, docs/interrupts.md). So the CPU is never left holding a virtual
+ * interrupt it cannot deliver at once:
+ *  - RVI is cleared at entry when the guest cannot take the vector now
+ *    (can_intr false: IF = 0 or an STI/MOV-SS shadow; *window: ask for an
+ *    interrupt-window exit) or its priority class is not above PPR's (the
+ *    EOIs of the in-service vectors exit, `extra`, so a lower PPR is seen);
+ *  - when it can be delivered but more vectors wait, every pending and
+ *    in-service vector's EOI exits, so the next one is never exposed by an
+ *    EOI inside the handler (interrupts off there).
+ * st is apicv_calc_intr_status(page). Returns the guest interrupt status to
+ * enter with (SVI << 8 | RVI). */
+uint16_t apicv_calc_gated_status(const uint32_t *page, uint16_t st, bool can_intr, bool *window,
+				 uint64_t extra[4]);
+
 /* TPR threshold when the TPR shadow is used without virtual-interrupt delivery
  * (SDM §30.1.2): the class of the highest pending vector if VTPR masks it, so
  * that lowering VTPR below it exits; 0 otherwise. Never above VTPR[7:4]
@@ -50,8 +73,10 @@ void apicv_calc_eoi_bitmap(const uint32_t *page, const uint64_t *rte, unsigned n
 /* An x2APIC MSR bitmap from the base one (SDM §30.5, §25.6.9): reads of the
  * registers the CPU virtualizes from the page pass through when APIC-register
  * virtualization is on (never the current count, 0x839); writes of TPR, and
- * with virtual-interrupt delivery EOI and SELF IPI, pass through. */
-void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid);
+ * with virtual-interrupt delivery EOI and (self_ipi) SELF IPI, pass through.
+ * A virtualized SELF IPI written with IF=0 leaves a virtual interrupt
+ * pending that Bochs may deliver at once (issue 17): apicv_vid_gate traps it. */
+void apicv_calc_x2apic_bitmap(uint8_t bitmap[4096], bool reg_virt, bool vid, bool self_ipi);
 /* Does the bitmap intercept `msr` (read or write)? For tests and asserts. */
 bool apicv_calc_msr_intercepted(const uint8_t bitmap[4096], uint32_t msr, bool write);
 #endif

@@ -21,6 +21,8 @@ static inline uint32_t vmx_insn_error(void) { return vmcs_read32(VMCS_INSN_ERROR
 
 /* ---- guest state (§25.4) ---- */
 static inline uint64_t vmx_guest_rflags(void) { return vmcs_readnat(VMCS_GUEST_RFLAGS); }
+static inline uint64_t vmx_guest_rip(void) { return vmcs_readnat(VMCS_GUEST_RIP); }
+static inline uint64_t vmx_guest_rsp(void) { return vmcs_readnat(VMCS_GUEST_RSP); }
 #define vmx_guest_rflags_set(fl) vmcs_writenat(VMCS_GUEST_RFLAGS, (fl))
 /* Interruptibility state (INTERRUPTIBILITY_*, Table 25-3). */
 static inline uint32_t vmx_guest_intr_state(void)
