@@ -123,6 +123,7 @@ int sim_setup(struct sim *s)
 	s->pcpu = calloc((size_t)s->npcpus, sizeof(*s->pcpu));
 	for (int i = 0; i < s->npcpus; i++) {
 		s->pcpu[i].running = -1;
+		s->pcpu[i].last = -1;
 		s->pcpu[i].timer_at = STIME_MAX;
 		/* Added acct_offset before t=0: the accounting period runs from
 		 * then (the first pCPU's add), idle time and the rest from 0. */
@@ -196,6 +197,9 @@ void engine_resched(struct sim *s, int i)
 			ASSERT(nv->pcpu < 0);
 			nv->pcpu = i;
 			nv->run_since = s->now;
+			if (s->cache_refill && pc->last != nv->idx)
+				nv->cold_left = s->cache_refill;   /* cold caches */
+			pc->last = nv->idx;
 			guest_resumed(s, nv);
 		}
 		pc->running = nv ? nv->idx : -1;

@@ -195,6 +195,12 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 		t->vruntime += dt;         /* rq_clock_task: running time only */
 		s->vm[v->vm].thr_cpu[t->cls] += dt;
 	}
+	if (t->state == T_RUNNING && v->cold_left > 0) {
+		stime_t pay = MIN(dt, v->cold_left);   /* `cache_refill`: no progress */
+
+		v->cold_left -= pay;
+		dt -= pay;
+	}
 	if (t->state == T_RUNNING)
 		t->left = MAX(t->left - (thr_mem(t) ? dt * 1000 / mem_den(s) : dt), (stime_t)0);
 	else if (t->state == T_WAIT_SPIN) {
@@ -528,7 +534,8 @@ void guest_plan(struct sim *s, struct sim_vcpu *v)
 	} else if (!t || t == v->balloon) {
 		at = s->now;               /* pick a thread or halt; balloon: sleep */
 	} else if (t->state == T_RUNNING) {
-		at = s->now + (thr_mem(t) ? (t->left * mem_den(s) + 999) / 1000 : t->left);
+		at = s->now + v->cold_left +
+		     (thr_mem(t) ? (t->left * mem_den(s) + 999) / 1000 : t->left);
 	} else if (t->state == T_WAIT_SPIN && t->waiting_on < 0) {
 		at = s->now;               /* released while off the pCPU */
 	} else if (t->state == T_WAIT_SPIN &&

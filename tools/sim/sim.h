@@ -100,6 +100,7 @@ struct sim_vcpu {
 	struct sim_thread *rq_head, *rq_tail;
 	stime_t gslice_end;
 	stime_t spin_time;
+	stime_t cold_left;         /* `cache_refill` still to pay before progress */
 	uint64_t lhp, lwp;        /* lock-holder / lock-waiter preemptions */
 	struct cpumask pin;       /* affinity from `pin` (empty = all) */
 	bool trace_spin;          /* vProfile has an open spinning interval */
@@ -168,6 +169,7 @@ struct sim_pcpu {
 	uint64_t timer_gen;
 	stime_t timer_at;
 	bool kick_pending;
+	int last;                 /* vCPU that ran here last (`cache_refill`), -1 none */
 };
 
 struct sim {
@@ -187,6 +189,10 @@ struct sim {
 	 * burst progresses at 1 / (1 + A * max(0, n - F)) of full speed while n
 	 * memory-bound bursts run at the same moment (all VMs). */
 	int mem_alpha_milli, mem_free, mem_n;
+	/* `cache_refill T`: a vCPU that starts on a pCPU where another vCPU ran
+	 * since it last ran there computes without progress for its first T
+	 * (its caches refill); 0 = off. */
+	stime_t cache_refill;
 	char policy[32];
 	int npcpus;
 	struct sim_pcpu *pcpu;

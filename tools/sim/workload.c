@@ -455,6 +455,8 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		}
 		return s->mem_alpha_milli < 0 || s->mem_free < 0 ? perr(c, "bad memory", NULL) : 0;
 	}
+	if (!strcmp(tok[0], "cache_refill") && n == 2)
+		return parse_time(tok[1], &s->cache_refill) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "ple") && n == 2)
 		return parse_time(tok[1], &s->ple) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "warmup") && n == 2)
