@@ -189,6 +189,14 @@ def barrier_prog(grain, n, bar, serial=None):
             body + f"    barrier {bar} block\n  end")
 
 
+def lock_prog(grain, cs, n, bar, lock):
+    """A 4-thread blocking program with a lock-holder chain: per interval two
+    bursts of `grain`, between them `cs` under one mutex shared by the
+    threads (FIFO hand-off to a blocked waiter), then a barrier."""
+    return (f"loop {n}\n    compute {grain}\n    lock {lock} block\n    compute {cs}\n"
+            f"    unlock {lock}\n    compute {grain}\n    barrier {bar} block\n  end")
+
+
 def why_variants():
     """--dp-why: the Fig. 9 pairs with one feature of the paper's testbed or
     programs changed at a time (docs/sched.md "Why Fig. 9 does not show")."""
@@ -203,6 +211,10 @@ def why_variants():
         ("fine grain 2-3 ms", progs("2ms..3ms", "1s..1500ms", 1500, 3), "", []),
         ("uneven 5-45 ms / 0.5-2 s", progs("5ms..45ms", "500ms..2s", 150, 3), "", []),
         ("serial phase 5 / 50 ms", progs("20ms..30ms", "1s..1500ms", 150, 3, "5ms", "50ms"), "", []),
+        ("mutex 1 ms per 20-30 ms", ({"fine": lock_prog("10ms..15ms", "1ms", 150, "b", "L"),
+                                      "coarse": base[0]["coarse"]},
+                                     {"fine": lock_prog("10ms..15ms", "1ms", "forever", "c", "M"),
+                                      "coarse": base[1]["coarse"]}), "lock L\nlock M\n", []),
         ("cache refill 0.5 ms/switch", base, "cache_refill 500us\n", []),
         ("cache refill 2 ms/switch", base, "cache_refill 2ms\n", []),
     ]
