@@ -209,6 +209,7 @@ def why_variants():
         ("Fig. 9 pairs as above", base, "", []),
         ("no rate limit (Xen 4.0.2)", base, "", ["sched_ratelimit_us=0"]),
         ("fine grain 2-3 ms", progs("2ms..3ms", "1s..1500ms", 1500, 3), "", []),
+        ("equal 25 ms / 1.25 s", progs("25ms", "1250ms", 150, 3), "", []),
         ("uneven 5-45 ms / 0.5-2 s", progs("5ms..45ms", "500ms..2s", 150, 3), "", []),
         ("serial phase 5 / 50 ms", progs("20ms..30ms", "1s..1500ms", 150, 3, "5ms", "50ms"), "", []),
         ("mutex 1 ms per 20-30 ms", ({"fine": lock_prog("10ms..15ms", "1ms", 150, "b", "L"),
