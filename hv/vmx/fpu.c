@@ -6,12 +6,12 @@
 #include "memory.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
+#include "cpu.h"
 #include "arch/x86/msr.h"
 #include "errno.h"
 
 static bool have_xsave, have_rdtscp;
 static uint64_t xcr0_supported;
-static struct vcpu *fpu_owner[MAX_CPUS];
 
 static void xsetbv(uint32_t idx, uint64_t v)
 {
@@ -96,25 +96,25 @@ static void restore_all(struct fpu_state *f)
  * moved to another pCPU always finds its newest state in memory. */
 void fpu_switch_to(struct vcpu *v)
 {
-	unsigned cpu = this_cpu_id();
-	struct vcpu *prev = fpu_owner[cpu];
+	struct cpu *c = cpu_this();
+	struct vcpu *prev = c->vmx.fpu_owner;
 
 	if (prev == v)
 		return;
 	if (prev)
 		save_all(&prev->fpu);
 	restore_all(&v->fpu);
-	fpu_owner[cpu] = v;
+	c->vmx.fpu_owner = v;
 }
 
 void fpu_release(struct vcpu *v)
 {
-	unsigned cpu = this_cpu_id();
+	struct cpu *c = cpu_this();
 
-	if (fpu_owner[cpu] != v)
+	if (c->vmx.fpu_owner != v)
 		return;
 	save_all(&v->fpu);
-	fpu_owner[cpu] = NULL;
+	c->vmx.fpu_owner = NULL;
 }
 
 int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)
