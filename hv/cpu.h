@@ -21,7 +21,7 @@
  * asserts they agree). */
 #define CPU_PMU_EVENTS 7
 
-struct vcpu;
+struct fpu_state;
 
 struct cpu {
 	/* sched (vm/sched_glue.c): the runqueue first, so &cpus[i].sched.rq is
@@ -35,7 +35,7 @@ struct cpu {
 	} sched;
 	/* vmx (vmx/fpu.c): whose FPU state the registers hold */
 	struct {
-		struct vcpu *fpu_owner;
+		struct fpu_state *fpu_owner;
 	} vmx;
 	/* watchdog: what the checking pCPU last saw of this one */
 	struct {

@@ -417,7 +417,7 @@ static int vcpu_load(struct vcpu *v)
 void vcpu_put(struct vcpu *v)
 {
 	pmu_glue_vcpu_put(v);
-	fpu_release(v);
+	fpu_release(&v->fpu);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
 	__atomic_store_n(&v->vmcs_active, -1, __ATOMIC_RELEASE);   /* another pCPU may load it */
@@ -483,7 +483,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		sched_glue_deliver_pending(v);
 		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
-		fpu_switch_to(v);
+		fpu_switch_to(&v->fpu);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
 		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {
