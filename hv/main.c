@@ -8,6 +8,7 @@
 #include "platform.h"
 #include "mm/pmm.h"
 #include "memory.h"
+#include "cpu.h"
 #include "vm/vm.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
@@ -50,6 +51,7 @@ static void cpu_vmx_on(void)
 void hv_ap_main(unsigned cpu)
 {
 	percpu_init(cpu, percpu_area[cpu].apic_id);
+	cpu_bind(cpu);
 	idt_load();
 	fpu_host_init();
 	apic_init(false);
@@ -117,6 +119,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 {
 	console_init();
 	percpu_init(0, 0);
+	cpu_bind(0);
 	idt_init();
 	idt_load();
 	fpu_host_init();

@@ -11,13 +11,15 @@ test_loaders_SRCS := test/unit/test_loaders.c hv/load/layout.c hv/load/mb1.c \
 #   build/guest/<t>-64.bin  64-bit flat binary with the a.out-kludge header
 #                           (load_multiboot1 by the header fields, or load_flat)
 # except those in GUEST_ONLY64 (no 32-bit build). No libgcc: lib/libgcc.c.
+# A test split by topic keeps its other parts in guest-shim/tests/<t>/*.c
+# (with their header there), linked after <t>.o (GUEST_PARTS).
 GUEST_DIR    := guest-shim
 GUEST_OUT    := $(BUILD)/guest
 GUEST_TESTS  := $(sort $(basename $(notdir $(wildcard $(GUEST_DIR)/tests/*.c))))
 GUEST_ONLY64 := eptfar mmiorace idtmmio live
 GUEST_LIB_C  := $(wildcard $(GUEST_DIR)/lib/*.c) hv/lib/fmt.c hv/lib/string.c
 GUEST_LIB_S  := $(GUEST_DIR)/lib/isr.S
-GUEST_HDRS   := $(wildcard $(GUEST_DIR)/lib/*.h) hv/abi.h hv/lib/fmt.h
+GUEST_HDRS   := $(wildcard $(GUEST_DIR)/lib/*.h $(GUEST_DIR)/tests/*/*.h) hv/abi.h hv/lib/fmt.h
 GUEST_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdinc -fno-pic -fno-pie \
                 -fno-stack-protector -fno-common -fno-delete-null-pointer-checks \
                 -fno-asynchronous-unwind-tables -mgeneral-regs-only \
@@ -50,19 +52,25 @@ $(eval $(call guest_lib_rule,64,$(GUEST_C64)))
 GUEST_ENTRY32 := $(GUEST_OUT)/obj32/$(GUEST_DIR)/lib/entry.o
 GUEST_ENTRY64 := $(GUEST_OUT)/obj64/$(GUEST_DIR)/lib/entry.o
 
+# $(1) = 32|64, $(2) = test: the objects of guest-shim/tests/<t>/*.c.
+GUEST_PARTS = $(patsubst %.c,$(GUEST_OUT)/obj$(1)/%.o,$(wildcard $(GUEST_DIR)/tests/$(2)/*.c))
+$(foreach t,$(GUEST_TESTS),$(if $(call GUEST_PARTS,32,$(t)),\
+  $(eval $(GUEST_OUT)/$(t).elf: $(call GUEST_PARTS,32,$(t)))\
+  $(eval $(GUEST_OUT)/$(t)-64.elf64 $(GUEST_OUT)/$(t)-64.bin: $(call GUEST_PARTS,64,$(t)))))
+
 $(GUEST_OUT)/%.elf: $(GUEST_OUT)/obj32/$(GUEST_DIR)/tests/%.o $(GUEST_ENTRY32) $(GUEST_LIB32) $(GUEST_DIR)/lib/guest.ld
-	$(GUEST_LD) -m elf_i386 -o $@ $(GUEST_ENTRY32) $(GUEST_LIB32) $<
+	$(GUEST_LD) -m elf_i386 -o $@ $(GUEST_ENTRY32) $(GUEST_LIB32) $< $(call GUEST_PARTS,32,$*)
 	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
 
 $(GUEST_OUT)/%-64.elf64: $(GUEST_OUT)/obj64/$(GUEST_DIR)/tests/%.o $(GUEST_ENTRY64) $(GUEST_LIB64) $(GUEST_DIR)/lib/guest.ld
-	$(GUEST_LD) -m elf_x86_64 -o $@ $(GUEST_ENTRY64) $(GUEST_LIB64) $<
+	$(GUEST_LD) -m elf_x86_64 -o $@ $(GUEST_ENTRY64) $(GUEST_LIB64) $< $(call GUEST_PARTS,64,$*)
 
 $(GUEST_OUT)/%-64.elf: $(GUEST_OUT)/%-64.elf64
 	objcopy -O elf32-i386 $< $@
 	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
 
 $(GUEST_OUT)/%-64.bin: $(GUEST_OUT)/obj64/$(GUEST_DIR)/tests/%.o $(GUEST_OUT)/obj64/entry-aout.o $(GUEST_LIB64) $(GUEST_DIR)/lib/guest.ld
-	$(GUEST_LD) -m elf_x86_64 -o $@.elf64 $(GUEST_OUT)/obj64/entry-aout.o $(GUEST_LIB64) $<
+	$(GUEST_LD) -m elf_x86_64 -o $@.elf64 $(GUEST_OUT)/obj64/entry-aout.o $(GUEST_LIB64) $< $(call GUEST_PARTS,64,$*)
 	objcopy -O binary $@.elf64 $@
 	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
 

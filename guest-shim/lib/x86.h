@@ -119,6 +119,21 @@ static inline int read32_safe(uintptr_t addr, uint32_t *val)
 	return (int)fault;
 }
 
+/* Write CR0 / CR4, catching the #GP of an illegal value: 0, or 1 if it faulted. */
+static inline int write_cr0_safe(unsigned long v)
+{
+	uintptr_t fault = 0;
+	__asm__ volatile("1: mov %1, %%cr0\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v) : "memory");
+	return (int)fault;
+}
+
+static inline int write_cr4_safe(unsigned long v)
+{
+	uintptr_t fault = 0;
+	__asm__ volatile("1: mov %1, %%cr4\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v) : "memory");
+	return (int)fault;
+}
+
 static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }

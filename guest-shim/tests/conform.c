@@ -23,13 +23,6 @@ const char test_name[] = "conform";
 #define MISC_XD_DISABLE   (1ull << 34)
 #define MSR_UNKNOWN     0x4e0badu
 
-static int write_cr4_safe(unsigned long v)
-{
-	uintptr_t fault = 0;
-	__asm__ volatile("1: mov %1, %%cr4\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v) : "memory");
-	return (int)fault;
-}
-
 static int xsetbv_safe(uint64_t v)
 {
 	uintptr_t fault = 0;
@@ -66,13 +59,6 @@ static void check_efer(void)
  * EFER.LME=1 and CR4.PAE=0 is #GP. Setting CD in the same write makes it a
  * CR0 exit (CD is host-owned), so the hypervisor decides; it used to enter
  * IA-32e mode without PAE and fail the VM entry. */
-static int write_cr0_safe(unsigned long v)
-{
-	uintptr_t fault = 0;
-	__asm__ volatile("1: mov %1, %%cr0\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v) : "memory");
-	return (int)fault;
-}
-
 static void check_pg_without_pae(void)
 {
 	uint64_t efer = rdmsr(MSR_EFER);

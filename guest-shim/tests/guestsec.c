@@ -22,16 +22,6 @@ const char test_name[] = "guestsec";
 static uint8_t big[BIG];
 static volatile uint32_t uart_stop, uart_bytes;
 
-#ifndef __x86_64__
-static int write_cr4_safe(unsigned long v)
-{
-	uintptr_t fault = 0;
-
-	__asm__ volatile("1: mov %1, %%cr4\n2:\n\t" EX_ENTRY(1b, 2b) : "+D"(fault) : "r"(v)
-			 : "memory");
-	return (int)fault;
-}
-#endif
 
 static void check_pat(void)
 {

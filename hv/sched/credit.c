@@ -3,12 +3,15 @@
  * OVER; per-pCPU runqueue with one FIFO per priority; credit refill every
  * accounting period (= tslice) on the master pCPU; 10 ms tick demotes BOOST;
  * rate limit; work stealing by idle or OVER pCPUs; caps park a VM.
- * Differences from Xen are listed in docs/sched.md.
+ * Differences from Xen are listed in docs/sched.md. This file: runqueues,
+ * placement, wake/sleep/yield, pick and stealing, the registration; the
+ * accounting (tick, refill, carry across a switch, balloon budget) is
+ * credit_acct.c, the state both share credit_priv.h.
  *
- * Lock order: pCPU runqueue lock(s) -> prv.lock -> sched_sys.vm_lock.
+ * Lock order: pCPU runqueue lock(s) -> csched_prv.lock -> sched_sys.vm_lock.
  * Peer runqueues are only ever trylocked (work stealing).
  */
-#include "sched/credit.h"
+#include "sched/credit_priv.h"
 #include "sched/option.h"
 #include "log.h"
 #include "errno.h"
@@ -16,52 +19,8 @@
 
 #pragma weak vprof_accounting_suspended
 
-struct csched_vcpu {
-	struct sched_vcpu *v;
-	struct csched_vcpu *next, *prev;  /* runqueue (or parked list) links */
-	int64_t credit;                   /* ns; atomic: acct vs burn */
-	stime_t start;                    /* last burn */
-	uint8_t pri;                      /* wanted priority (acct may change it) */
-	uint8_t qpri;                     /* list it sits in */
-	uint8_t queued;                   /* 1 runq, 2 parked list; pCPU lock */
-	uint8_t yield;                    /* pCPU lock */
-	uint8_t active;                   /* earning credit */
-	int64_t fair;                     /* credit given at the last refill (balloon budget) */
-};
-
-struct csched_pcpu {
-	struct csched_vcpu *head[CPRI_N], *tail[CPRI_N];
-	unsigned nq[CPRI_N];
-	struct csched_vcpu *parked;       /* capped-out vCPUs held back */
-	uint64_t epoch;                   /* last prv.epoch applied */
-	uint32_t resort;                  /* a queued vCPU's priority was raised remotely */
-};
-
-struct csched_vm {
-	int64_t cap_left;                 /* ns left in this period under the cap */
-	uint8_t parked;
-};
-
-_Static_assert(sizeof(struct csched_vcpu) <= CSCHED_VCPU_BYTES, "vcpu");
-_Static_assert(sizeof(struct csched_pcpu) <= CSCHED_PCPU_BYTES, "pcpu");
-_Static_assert(sizeof(struct csched_vm) <= CSCHED_VM_BYTES, "vm");
-_Static_assert(CSCHED_PCPU_BYTES <= sizeof(((struct sched_pcpu *)0)->priv), "pcpu priv");
-
-/* The selected variant's hooks (NULL: plain credit). Set once at init. */
-static const struct csched_ext *ext;
-
-static struct {
-	spinlock_t lock;                  /* acct and parking */
-	stime_t tslice, ratelimit;
-	uint64_t epoch;                   /* bumped by acct: re-sort runqueues */
-	struct cpumask idlers;
-	struct cpumask qmask[CPRI_N];     /* pCPUs with queued vCPUs of a priority */
-	struct cpumask parked_cpus;
-} prv;
-
-static inline struct csched_vcpu *CV(struct sched_vcpu *v) { return (void *)v->priv; }
-static inline struct csched_pcpu *CP(struct sched_pcpu *p) { return (void *)p->priv; }
-static inline struct csched_vm *CD(struct sched_vm *d) { return (void *)d->priv; }
+const struct csched_ext *csched_hooks;
+struct csched_prv csched_prv;
 
 /* ---- runqueue: one FIFO per priority; locked(p) ----------------------- */
 static void rq_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
@@ -78,7 +37,7 @@ static void rq_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
 		pc->head[c] = cv;
 	pc->tail[c] = cv;
 	if (pc->nq[c]++ == 0)
-		cpumask_set(&prv.qmask[c], p->id);
+		cpumask_set(&csched_prv.qmask[c], p->id);
 	cv->queued = 1;
 }
 
@@ -98,7 +57,7 @@ static void rq_insert_head(struct sched_pcpu *p, struct csched_vcpu *cv)
 		pc->tail[c] = cv;
 	pc->head[c] = cv;
 	if (pc->nq[c]++ == 0)
-		cpumask_set(&prv.qmask[c], p->id);
+		cpumask_set(&csched_prv.qmask[c], p->id);
 	cv->queued = 1;
 }
 
@@ -116,7 +75,7 @@ static void rq_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
 	else
 		pc->tail[c] = cv->prev;
 	if (--pc->nq[c] == 0)
-		cpumask_clear(&prv.qmask[c], p->id);
+		cpumask_clear(&csched_prv.qmask[c], p->id);
 	cv->queued = 0;
 	cv->next = cv->prev = NULL;
 }
@@ -129,7 +88,7 @@ static void park_insert(struct sched_pcpu *p, struct csched_vcpu *cv)
 		cv->next->prev = cv;
 	CP(p)->parked = cv;
 	cv->queued = 2;
-	cpumask_set(&prv.parked_cpus, p->id);
+	cpumask_set(&csched_prv.parked_cpus, p->id);
 }
 
 static void park_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
@@ -143,7 +102,7 @@ static void park_remove(struct sched_pcpu *p, struct csched_vcpu *cv)
 	cv->queued = 0;
 	cv->next = cv->prev = NULL;
 	if (!CP(p)->parked)
-		cpumask_clear(&prv.parked_cpus, p->id);
+		cpumask_clear(&csched_prv.parked_cpus, p->id);
 }
 
 static void csched_dequeue(struct sched_pcpu *p, struct csched_vcpu *cv)
@@ -173,11 +132,11 @@ static void csched_enqueue(struct sched_pcpu *p, struct csched_vcpu *cv)
  * UNDER vCPU queued before it: with a co-stop (relaxed) ending the current
  * vCPU inside a delayed-preemption hold, the waker then waited a whole
  * slice (docs/sched.md "Conformance"). */
-static void csched_refresh(struct sched_pcpu *p)
+void csched_refresh(struct sched_pcpu *p)
 {
 	struct csched_pcpu *pc = CP(p);
 	struct csched_vcpu *cv, *nx;
-	uint64_t e = READ_ONCE(prv.epoch);
+	uint64_t e = READ_ONCE(csched_prv.epoch);
 
 	if (pc->epoch == e && !__atomic_exchange_n(&pc->resort, 0, __ATOMIC_ACQ_REL))
 		return;
@@ -221,7 +180,7 @@ static void csched_vm_park(struct sched_vm *vm)
 }
 
 /* Charge the running v for the time since its last burn. locked(v->pcpu). */
-static void csched_burn(struct sched_vcpu *v, stime_t now)
+void csched_burn(struct sched_vcpu *v, stime_t now)
 {
 	struct csched_vcpu *cv = CV(v);
 	struct csched_vm *cd = CD(v->vm);
@@ -256,16 +215,16 @@ unsigned csched_pick_cpu(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
 	unsigned c;
-	int e = ext && ext->pick_cpu ? ext->pick_cpu(v, now) : -1;
+	int e = csched_hooks && csched_hooks->pick_cpu ? csched_hooks->pick_cpu(v, now) : -1;
 
 	if (e >= 0)
 		return (unsigned)e;
 
 	if (cpumask_test(&v->affinity, v->pcpu) && !p->curr && !csched_load(p))
 		return v->pcpu;
-	c = cpumask_next_and_wrap(&prv.idlers, &v->affinity, v->pcpu + 1);
+	c = cpumask_next_and_wrap(&csched_prv.idlers, &v->affinity, v->pcpu + 1);
 	if (c < SCHED_MAX_PCPUS && sched_pcpu_get(c)) {
-		cpumask_clear(&prv.idlers, c);   /* claimed: the next waker looks elsewhere */
+		cpumask_clear(&csched_prv.idlers, c);   /* claimed: the next waker looks elsewhere */
 		return c;
 	}
 	if (cpumask_test(&v->affinity, v->pcpu))
@@ -281,13 +240,13 @@ static void csched_tickle(struct sched_pcpu *p, struct csched_vcpu *cv)
 	unsigned c;
 
 	if (!p->curr || cv->pri > CV(p->curr)->pri) {
-		cpumask_clear(&prv.idlers, p->id);
+		cpumask_clear(&csched_prv.idlers, p->id);
 		sched_cpu_resched(p->id);
 		return;
 	}
-	c = cpumask_next_and_wrap(&prv.idlers, &cv->v->affinity, p->id + 1);
+	c = cpumask_next_and_wrap(&csched_prv.idlers, &cv->v->affinity, p->id + 1);
 	if (c < SCHED_MAX_PCPUS && c != p->id) {
-		cpumask_clear(&prv.idlers, c);   /* one tickle per idler */
+		cpumask_clear(&csched_prv.idlers, c);   /* one tickle per idler */
 		sched_cpu_resched(c);
 	}
 }
@@ -295,39 +254,39 @@ static void csched_tickle(struct sched_pcpu *p, struct csched_vcpu *cv)
 /* ---- ops ----------------------------------------------------------------- */
 int csched_init_ext(const struct csched_ext *e)
 {
-	ext = e;
-	memset(&prv, 0, sizeof(prv));
-	prv.tslice = sched_opts.credit_tslice;
-	prv.ratelimit = MIN(sched_opts.ratelimit, prv.tslice);
-	sched_sys.tick_ns = MIN(sched_opts.credit_tick, prv.tslice);
-	sched_sys.acct_ns = prv.tslice;
+	csched_hooks = e;
+	memset(&csched_prv, 0, sizeof(csched_prv));
+	csched_prv.tslice = sched_opts.credit_tslice;
+	csched_prv.ratelimit = MIN(sched_opts.ratelimit, csched_prv.tslice);
+	sched_sys.tick_ns = MIN(sched_opts.credit_tick, csched_prv.tslice);
+	sched_sys.acct_ns = csched_prv.tslice;
 	return 0;
 }
 
 void csched_pcpu_init(struct sched_pcpu *p)
 {
 	memset(CP(p), 0, sizeof(struct csched_pcpu));
-	CP(p)->epoch = prv.epoch;
-	cpumask_set(&prv.idlers, p->id);
+	CP(p)->epoch = csched_prv.epoch;
+	cpumask_set(&csched_prv.idlers, p->id);
 }
 
 int csched_vm_init(struct sched_vm *vm)
 {
 	memset(vm->priv, 0, CSCHED_VM_BYTES + CSCHED_VM_EXT_BYTES);
-	CD(vm)->cap_left = (stime_t)vm->params.cap * prv.tslice / 100;
+	CD(vm)->cap_left = (stime_t)vm->params.cap * csched_prv.tslice / 100;
 	return 0;
 }
 
 void csched_vm_adjust(struct sched_vm *vm)
 {
-	spin_lock(&prv.lock);
+	spin_lock(&csched_prv.lock);
 	if (!vm->params.cap)
 		WRITE_ONCE(CD(vm)->parked, 0);
-	CD(vm)->cap_left = MIN(CD(vm)->cap_left, (stime_t)vm->params.cap * prv.tslice / 100);
-	prv.epoch++;
-	spin_unlock(&prv.lock);
-	if (ext && ext->vm_adjust)
-		ext->vm_adjust(vm);
+	CD(vm)->cap_left = MIN(CD(vm)->cap_left, (stime_t)vm->params.cap * csched_prv.tslice / 100);
+	csched_prv.epoch++;
+	spin_unlock(&csched_prv.lock);
+	if (csched_hooks && csched_hooks->vm_adjust)
+		csched_hooks->vm_adjust(vm);
 }
 
 /* Least loaded allowed pCPU at creation: spreads a VM's vCPUs. */
@@ -339,8 +298,8 @@ int csched_vcpu_insert(struct sched_vcpu *v)
 	memset(v->priv, 0, CSCHED_VCPU_BYTES + CSCHED_VCPU_EXT_BYTES);
 	cv->v = v;
 	cv->pri = CPRI_UNDER;
-	if (ext && ext->place) {
-		int e = ext->place(v);
+	if (csched_hooks && csched_hooks->place) {
+		int e = csched_hooks->place(v);
 
 		if (e >= 0) {
 			v->pcpu = (unsigned)e;
@@ -430,7 +389,7 @@ static struct csched_vcpu *csched_steal_from(struct sched_pcpu *p, struct sched_
 	for (int c = CPRI_COS; c > above; c--)
 		for (struct csched_vcpu *cv = CP(q)->head[c]; cv; cv = cv->next)
 			if (!cv->yield && q->curr != cv->v && cpumask_test(&cv->v->affinity, p->id) &&
-			    (!ext || !ext->may_steal || ext->may_steal(p, cv->v)))
+			    (!csched_hooks || !csched_hooks->may_steal || csched_hooks->may_steal(p, cv->v)))
 				return cv;
 	return NULL;
 }
@@ -445,7 +404,7 @@ static struct csched_vcpu *csched_steal(struct sched_pcpu *p, int above, stime_t
 	cpumask_zero(&cand);
 	for (int l = above + 1; l < CPRI_N; l++)
 		for (unsigned i = 0; i < CPUMASK_WORDS; i++)
-			cand.w[i] |= READ_ONCE(prv.qmask[l].w[i]);
+			cand.w[i] |= READ_ONCE(csched_prv.qmask[l].w[i]);
 	cpumask_clear(&cand, p->id);
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned end = pass ? start : SCHED_MAX_PCPUS, c;
@@ -476,11 +435,11 @@ static void csched_spill(struct sched_pcpu *p)
 	struct csched_vcpu *head = csched_runq_best(p);
 	unsigned c;
 
-	if (!head || cpumask_empty(&prv.idlers))
+	if (!head || cpumask_empty(&csched_prv.idlers))
 		return;
-	c = cpumask_next_and_wrap(&prv.idlers, &head->v->affinity, p->id + 1);
+	c = cpumask_next_and_wrap(&csched_prv.idlers, &head->v->affinity, p->id + 1);
 	if (c < SCHED_MAX_PCPUS && c != p->id) {
-		cpumask_clear(&prv.idlers, c);
+		cpumask_clear(&csched_prv.idlers, c);
 		sched_cpu_resched(c);
 	}
 }
@@ -490,7 +449,8 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 {
 	struct csched_vcpu *cv, *pv = prev ? CV(prev) : NULL;
 	struct csched_vm *cd;
-	bool force = pv && ext && ext->must_switch && ext->must_switch(p, prev, now);
+	bool force = pv && csched_hooks && csched_hooks->must_switch &&
+		     csched_hooks->must_switch(p, prev, now);
 
 	csched_refresh(p);
 	if (pv) {
@@ -506,9 +466,9 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 			return prev;
 		}
 		/* Rate limit: a vCPU keeps the pCPU for at least ratelimit. */
-		if (!force && !pv->yield && !cd->parked && prv.ratelimit &&
-		    now - p->curr_since < prv.ratelimit) {
-			*slice = prv.ratelimit - (now - p->curr_since);
+		if (!force && !pv->yield && !cd->parked && csched_prv.ratelimit &&
+		    now - p->curr_since < csched_prv.ratelimit) {
+			*slice = csched_prv.ratelimit - (now - p->curr_since);
 			return prev;
 		}
 		csched_enqueue(p, pv);
@@ -525,15 +485,15 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 		if (st)
 			cv = st;
 	}
-	if (ext && ext->pick) {
-		struct sched_vcpu *n = ext->pick(p, prev ? prev : p->curr, cv ? cv->v : NULL, now);
+	if (csched_hooks && csched_hooks->pick) {
+		struct sched_vcpu *n = csched_hooks->pick(p, prev ? prev : p->curr, cv ? cv->v : NULL, now);
 
 		if (cv && n != cv->v && !cv->queued)
 			csched_enqueue(p, cv);   /* a stolen candidate the variant refused */
 		cv = n ? CV(n) : NULL;
 	}
 	if (!cv) {
-		cpumask_set(&prv.idlers, p->id);
+		cpumask_set(&csched_prv.idlers, p->id);
 		if (pv)
 			pv->yield = 0;
 		return NULL;
@@ -549,119 +509,15 @@ struct sched_vcpu *csched_pick(struct sched_pcpu *p, struct sched_vcpu *prev,
 	if (pv)
 		pv->yield = 0;
 	cv->start = now;
-	cpumask_clear(&prv.idlers, p->id);
-	*slice = prv.tslice;
+	cpumask_clear(&csched_prv.idlers, p->id);
+	*slice = csched_prv.tslice;
 	/* A capped VM: cut the slice to this vCPU's part of the VM's budget
 	 * left, so siblings running at once (co-scheduled) cannot together
 	 * overshoot the cap by up to a tick each. */
 	if (cv->v->vm->params.cap)
 		*slice = MAX(MIN(*slice, READ_ONCE(CD(cv->v->vm)->cap_left) /
-				 MAX(cv->v->vm->nvcpus, (uint16_t)1)), prv.ratelimit / 2 + 1);
+				 MAX(cv->v->vm->nvcpus, (uint16_t)1)), csched_prv.ratelimit / 2 + 1);
 	return cv->v;
-}
-
-/* Every tick on a busy pCPU: charge, and end a BOOST (Xen csched_tick). */
-void csched_tick(struct sched_pcpu *p, stime_t now)
-{
-	struct csched_vcpu *cv;
-
-	csched_refresh(p);
-	if (!p->curr || p->curr->state != SCHED_RUNNING)
-		return;
-	cv = CV(p->curr);
-	csched_burn(p->curr, now);
-	if (cv->pri == CPRI_BOOST)
-		cv->pri = CPRI_UNDER;
-	if (ext && ext->tick)
-		ext->tick(p, now);
-}
-
-/* Share one period's credit among VMs with active vCPUs by weight (Xen's
- * csched_acct, without the credit_xtra redistribution). */
-static void csched_acct_vm(struct sched_vm *vm, uint64_t total, uint64_t wtotal)
-{
-	struct sched_vcpu *v;
-	uint64_t nact = 0, fair, peak;
-
-	for (v = vm->vcpus; v; v = v->vm_next)
-		nact += READ_ONCE(CV(v)->active);
-	if (vm->params.cap)
-		CD(vm)->cap_left = (stime_t)vm->params.cap * prv.tslice / 100;
-	if (vm->params.cap && READ_ONCE(CD(vm)->parked) && CD(vm)->cap_left > 0)
-		WRITE_ONCE(CD(vm)->parked, 0);
-	if (!nact || !wtotal)
-		return;
-	fair = total * vm->params.weight * nact / wtotal;
-	peak = nact * (uint64_t)prv.tslice;
-	if (vm->params.cap)
-		peak = MIN(peak, (uint64_t)vm->params.cap * (uint64_t)prv.tslice / 100);
-	fair = (MIN(fair, peak) + nact - 1) / nact;
-	for (v = vm->vcpus; v; v = v->vm_next) {
-		struct csched_vcpu *cv = CV(v);
-		int64_t cr;
-
-		if (!READ_ONCE(cv->active)) {
-			WRITE_ONCE(cv->fair, 0);
-			continue;
-		}
-		WRITE_ONCE(cv->fair, (int64_t)fair);
-		cr = __atomic_add_fetch(&cv->credit, (int64_t)fair, __ATOMIC_RELAXED);
-		if (cr < 0) {
-			cv->pri = CPRI_OVER;
-			if (cr < -prv.tslice)
-				__atomic_store_n(&cv->credit, -prv.tslice, __ATOMIC_RELAXED);
-		} else {
-			cv->pri = CPRI_UNDER;
-			if (cr > prv.tslice) {
-				/* Idle vCPU: stop earning, keep half (Xen). */
-				WRITE_ONCE(cv->active, 0);
-				__atomic_store_n(&cv->credit, cr / 2, __ATOMIC_RELAXED);
-			}
-		}
-	}
-}
-
-void csched_acct(stime_t now)
-{
-	uint64_t wtotal = 0, total = (uint64_t)prv.tslice * sched_sys.npcpus;
-	struct sched_vm *vm;
-	struct sched_vcpu *v;
-	struct cpumask kick;
-
-	spin_lock(&prv.lock);
-	spin_lock(&sched_sys.vm_lock);
-	for (vm = sched_sys.vms; vm; vm = vm->next)
-		for (v = vm->vcpus; v; v = v->vm_next)
-			wtotal += READ_ONCE(CV(v)->active) ? vm->params.weight : 0;
-	for (vm = sched_sys.vms; vm; vm = vm->next)
-		csched_acct_vm(vm, total, wtotal);
-	spin_unlock(&sched_sys.vm_lock);
-	prv.epoch++;
-	kick = prv.parked_cpus;
-	spin_unlock(&prv.lock);
-	sched_cpus_resched(&kick, now);   /* they release parked vCPUs */
-	if (ext && ext->acct)
-		ext->acct(now);
-}
-
-/* Run-time policy switch (switch.c): credits survive a change within the
- * credit family (credit, gang, cs, cds, pcs, bcs, relaxed) or through any
- * policy that carries them; the priority follows from the sign, as after a
- * refill (BOOST comes back at the next wake). All runqueue locks held. */
-void csched_carry_out(struct sched_vcpu *v, struct sched_carry *c)
-{
-	c->credit = __atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED);
-	c->active = READ_ONCE(CV(v)->active);
-	c->valid = true;
-}
-
-void csched_carry_in(struct sched_vcpu *v, const struct sched_carry *c)
-{
-	struct csched_vcpu *cv = CV(v);
-
-	cv->credit = MIN(MAX(c->credit, -prv.tslice), prv.tslice);
-	cv->active = c->active;
-	cv->pri = cv->credit < 0 ? CPRI_OVER : CPRI_UNDER;
 }
 
 /* Would schedule() now replace prev? (for delayed preemption / SA). locked(p). */
@@ -670,54 +526,12 @@ bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t
 	struct csched_vcpu *best = csched_runq_best(p);
 	int pri = CV(prev)->pri;
 
-	if (CD(prev->vm)->parked || (ext && ext->must_switch && ext->must_switch(p, prev, now)))
+	if (CD(prev->vm)->parked ||
+	    (csched_hooks && csched_hooks->must_switch && csched_hooks->must_switch(p, prev, now)))
 		return true;
 	if (!best)
 		return false;
 	return best->pri > pri || (now >= p->slice_end && best->pri >= pri);
-}
-
-/*
- * Balloon (seed 004 §4.3): CPU the VM can still use before the refill
- * without going OVER or hitting its cap. A vCPU enters OVER when its credit
- * is negative after a refill (csched_acct_vm; burning never changes the
- * priority in between), so it may burn its credit plus the share the refill
- * adds (taken as the last refill's; 0 for a vCPU not earning) first: with
- * credit c and share f that is max(c + f, 0). A vCPU consuming exactly its
- * share keeps c near 0 and still has f, i.e. a VM alone on its pCPUs is never
- * short (the seed's "balloon effectively disabled"). Summed over the VM's
- * vCPUs (one vCPU's surplus may cover another's need: an approximation, the
- * shared page carries one figure per VM), then bounded by what the cap leaves
- * in this period.
- */
-stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
-{
-	stime_t left = 0, run = 0;
-
-	spin_lock(&sched_sys.vm_lock);
-	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
-		int64_t c = __atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED);
-
-		/* A running vCPU has used CPU since its last burn (tick or
-		 * switch: up to a tick, or a slice when the tick fell in a
-		 * pause) that credit and cap_left do not show yet; §4.3 asks
-		 * what may still be debited, so count it as spent. Without it
-		 * a VM was found WC with that much less than it needed, ran
-		 * flat out to the refill and landed OVER, its next wake not
-		 * BOOSTed (docs/sched.md "Balloon mode"). */
-		if (READ_ONCE(v->state) == SCHED_RUNNING) {
-			stime_t d = MAX(now - READ_ONCE(CV(v)->start), (stime_t)0);
-
-			c -= d;
-			run += d;
-		}
-		left += MAX(c + READ_ONCE(CV(v)->fair), (int64_t)0);
-	}
-	spin_unlock(&sched_sys.vm_lock);
-	if (vm->params.cap)
-		left = MIN(left, READ_ONCE(CD(vm)->cap_left) - run);
-	*refill_at = sched_sys.next_acct;
-	return MAX(left, (stime_t)0);
 }
 
 void csched_dump(struct sched_pcpu *p, stime_t now)
@@ -727,8 +541,8 @@ void csched_dump(struct sched_pcpu *p, stime_t now)
 	pr_info("credit: cpu%u curr=%d.%d boost=%u under=%u over=%u parked=%d\n", p->id,
 		p->curr ? p->curr->vm->id : -1, p->curr ? p->curr->id : -1,
 		pc->nq[CPRI_BOOST], pc->nq[CPRI_UNDER], pc->nq[CPRI_OVER], pc->parked != NULL);
-	if (ext && ext->dump)
-		ext->dump(p, now);
+	if (csched_hooks && csched_hooks->dump)
+		csched_hooks->dump(p, now);
 }
 
 /* ---- services for variants (credit.h) ----------------------------------- */

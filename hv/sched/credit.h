@@ -6,7 +6,7 @@
  * selected policy's init runs, so one global hook table suffices.
  *
  * Locking: hooks marked locked(p) run with p's runqueue lock held; they may
- * take their own global lock (after credit's prv.lock in the lock order,
+ * take their own global lock (after credit's csched_prv.lock in the lock order,
  * before sched_sys.vm_lock) and only trylock peer runqueues.
  */
 #ifndef HV_SCHED_CREDIT_H

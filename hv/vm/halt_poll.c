@@ -16,14 +16,14 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
 
-static bool poll_must_stop(struct vcpu *v, unsigned cpu, stime_t t, stime_t end)
+static bool poll_must_stop(struct vcpu *v, struct cpu *c, stime_t t, stime_t end)
 {
-	return t >= end || t >= sched_glue_deadline(cpu) || !sched_halt_poll_continue(&v->sv);
+	return t >= end || t >= sched_glue_deadline(c) || !sched_halt_poll_continue(&v->sv);
 }
 
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 {
-	unsigned cpu = this_cpu_id();
+	struct cpu *c = cpu_this();
 	stime_t win = sched_halt_poll_begin(&v->sv, now), t = now, dl = 0;
 	/* From the HLT, not from this call: a device deadline that brings the
 	 * vCPU back here (RECHECK) without an interrupt does not extend it. */
@@ -56,7 +56,7 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 			r = HALT_POLL_RECHECK;
 			break;
 		}
-		if (poll_must_stop(v, cpu, t, end))
+		if (poll_must_stop(v, c, t, end))
 			break;
 		cpu_relax();
 		t = time_now();

@@ -3,7 +3,7 @@
  * so they never call back into hv/sched or take a VM lock: inject() only
  * queues the vector, delivered by the vCPU's own pCPU before entry. */
 #include "vm/sched_glue.h"
-#include "vm/sched_glue.h"
+#include "cpu.h"
 #include "sched/sched.h"
 #include "sched/cosched.h"
 #include "hv.h"
@@ -22,11 +22,6 @@
 
 extern char sched_opt_policy[32];
 
-static struct sched_pcpu pcpus[MAX_CPUS];
-static volatile stime_t sched_deadline[MAX_CPUS];   /* what sched armed per pCPU */
-static stime_t blocked_deadline[MAX_CPUS];          /* earliest device timer of a blocked vCPU */
-static volatile stime_t heartbeat[MAX_CPUS];        /* last poll (vm/watchdog.c) */
-static volatile bool idling[MAX_CPUS];              /* halted in idle_wait() */
 
 static inline struct vcpu *to_vcpu(struct sched_vcpu *sv)
 {
@@ -40,14 +35,16 @@ static stime_t plat_now(void *ctx)
 
 static void plat_timer_arm(void *ctx, unsigned pcpu, stime_t deadline)
 {
-	WRITE_ONCE(sched_deadline[pcpu], deadline);
-	if (pcpu != this_cpu_id())
+	struct cpu *c = cpu_get(pcpu);
+
+	WRITE_ONCE(c->sched.deadline, deadline);
+	if (c != cpu_this())
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }
 
 static void plat_kick(void *ctx, unsigned pcpu)
 {
-	if (pcpu != this_cpu_id())
+	if (cpu_get(pcpu) != cpu_this())
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
 }
 
@@ -95,7 +92,7 @@ static void kick_handler(struct trap_frame *f)
 {
 	BSTAMP_HERE(BS_T_IRQ);
 	apic_eoi();
-	sched_kicked(&pcpus[this_cpu_id()], time_now());
+	sched_kicked(&cpu_this()->sched.rq, time_now());
 }
 
 static void timer_handler(struct trap_frame *f)
@@ -108,12 +105,12 @@ void sched_glue_init(void)
 	stime_t now = time_now();
 
 	for (unsigned c = 0; c < MAX_CPUS; c++)
-		sched_deadline[c] = blocked_deadline[c] = STIME_NEVER;
+		cpus[c].sched.deadline = cpus[c].sched.blocked_deadline = STIME_NEVER;
 	sched_platform_set(&plat);
 	if (sched_init(sched_opt_policy[0] ? sched_opt_policy : NULL))
 		panic("no scheduler policy could be started");
 	for (unsigned c = 0; c < nr_cpus_online; c++)
-		sched_pcpu_add(&pcpus[c], c, now);
+		sched_pcpu_add(&cpus[c].sched.rq, c, now);
 	irq_register(VEC_KICK, kick_handler);
 	irq_register(VEC_TIMER, timer_handler);
 }
@@ -158,7 +155,7 @@ void sched_glue_notify(struct vcpu *v)
 		sched_wake(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);
 	BSTAMP_SENDER(pcpu);
-	if (pcpu != this_cpu_id() && READ_ONCE(pcpus[pcpu].curr) == &v->sv) {
+	if (pcpu != this_cpu_id() && READ_ONCE(cpus[pcpu].sched.rq.curr) == &v->sv) {
 		/* A halt-polling v sees `kicked` itself (vm/halt_poll.c: Dekker). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (READ_ONCE(v->halt_polling))
@@ -191,26 +188,27 @@ void sched_glue_vm_stopped(struct vm *vm)
 		sched_vcpu_pause(&vm->vcpu[i]->sv, now);
 }
 
-stime_t sched_glue_deadline(unsigned cpu)
+stime_t sched_glue_deadline(struct cpu *c)
 {
-	return MIN(READ_ONCE(sched_deadline[cpu]), blocked_deadline[cpu]);
+	return MIN(READ_ONCE(c->sched.deadline), c->sched.blocked_deadline);
 }
 
-bool sched_glue_need_resched(unsigned cpu)
+bool sched_glue_need_resched(struct cpu *c)
 {
-	return sched_need_resched(&pcpus[cpu]);
+	return sched_need_resched(&c->sched.rq);
 }
 
-const volatile bool *sched_glue_resched_flag(unsigned cpu)
+const volatile bool *sched_glue_resched_flag(struct cpu *c)
 {
-	return &pcpus[cpu].need_resched;
+	return &c->sched.rq.need_resched;
 }
 
 /* Blocked or balloon-sleeping vCPUs whose runqueue is this pCPU: advance their
  * device timers and wake those with an interrupt to take (a sleeper left out
  * here never saw its own LAPIC timer fire and slept forever). */
-static void poll_blocked(unsigned cpu, stime_t now)
+static void poll_blocked(struct cpu *c, stime_t now)
 {
+	unsigned cpu = c->sched.rq.id;
 	stime_t next = STIME_NEVER;
 
 	for (unsigned i = 0; i < nr_vms; i++) {
@@ -248,30 +246,32 @@ static void poll_blocked(unsigned cpu, stime_t now)
 			next = MIN(next, dl);
 		}
 	}
-	blocked_deadline[cpu] = next;
+	c->sched.blocked_deadline = next;
 }
 
-void sched_glue_poll(unsigned cpu, stime_t now)
+void sched_glue_poll(struct cpu *c, stime_t now)
 {
-	if (now >= READ_ONCE(sched_deadline[cpu])) {
-		WRITE_ONCE(sched_deadline[cpu], STIME_NEVER);
-		sched_timer_fire(&pcpus[cpu], time_now());
+	unsigned cpu = c->sched.rq.id;
+
+	if (now >= READ_ONCE(c->sched.deadline)) {
+		WRITE_ONCE(c->sched.deadline, STIME_NEVER);
+		sched_timer_fire(&c->sched.rq, time_now());
 	}
 	/* Always recomputed: a vCPU that blocked since the last poll may have
 	 * an earlier deadline than the one cached (a cached value let a guest's
 	 * 10 ms sleep last 940 ms). */
-	poll_blocked(cpu, now);
-	WRITE_ONCE(heartbeat[cpu], now);
+	poll_blocked(c, now);
+	WRITE_ONCE(c->sched.heartbeat, now);
 	console_input_poll(cpu, now);   /* BSP only, rate-limited: the dump key */
 	watchdog_poll(cpu, now);
 }
 
 void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out)
 {
-	out->heartbeat = READ_ONCE(heartbeat[cpu]);
-	out->sched_deadline = READ_ONCE(sched_deadline[cpu]);
-	out->blocked_deadline = READ_ONCE(blocked_deadline[cpu]);
-	out->idle = READ_ONCE(idling[cpu]);
+	out->heartbeat = READ_ONCE(cpus[cpu].sched.heartbeat);
+	out->sched_deadline = READ_ONCE(cpus[cpu].sched.deadline);
+	out->blocked_deadline = READ_ONCE(cpus[cpu].sched.blocked_deadline);
+	out->idle = READ_ONCE(cpus[cpu].sched.idling);
 }
 
 bool sched_glue_vectors_pending(struct vcpu *v)
@@ -301,9 +301,12 @@ void sched_glue_deliver_pending(struct vcpu *v)
 
 void sched_glue_print(void)
 {
-	for (unsigned c = 0; c < nr_cpus_online; c++)
+	for (unsigned c = 0; c < nr_cpus_online; c++) {
+		const struct sched_pcpu *p = &cpus[c].sched.rq;
+
 		pr_info("summary: pcpu%u schedule %lu switches %lu idle %ld ms\n", c,
-			pcpus[c].nschedule, pcpus[c].nswitch, pcpus[c].idle_time / 1000000);
+			p->nschedule, p->nswitch, p->idle_time / 1000000);
+	}
 	if (cosched_stats.ops)   /* a co-scheduling policy ran (docs/sched.md) */
 		pr_info("summary: cosched ops %llu signals %llu codesched %llu refused %llu\n",
 			(unsigned long long)cosched_stats.ops,
@@ -313,27 +316,27 @@ void sched_glue_print(void)
 	BSTAMP_PRINT();
 }
 
-static void idle_wait(unsigned cpu)
+static void idle_wait(struct cpu *c, unsigned cpu)
 {
 	stime_t dl;
 
 	irq_disable();
-	if (sched_need_resched(&pcpus[cpu])) {
+	if (sched_need_resched(&c->sched.rq)) {
 		irq_enable();
 		return;
 	}
-	poll_blocked(cpu, time_now());   /* include vCPUs that just blocked here */
-	if (sched_need_resched(&pcpus[cpu])) {
+	poll_blocked(c, time_now());   /* include vCPUs that just blocked here */
+	if (sched_need_resched(&c->sched.rq)) {
 		irq_enable();
 		return;
 	}
-	dl = MIN(sched_glue_deadline(cpu), console_input_deadline(cpu));
+	dl = MIN(sched_glue_deadline(c), console_input_deadline(cpu));
 	dl = MIN(dl, watchdog_deadline(cpu));
 	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
 	BSTAMP_HERE(BS_IDLE);
-	WRITE_ONCE(idling[cpu], true);
+	WRITE_ONCE(c->sched.idling, true);
 	cpu_safe_halt();   /* a kick that arrived meanwhile is pending: no lost wake-up */
-	WRITE_ONCE(idling[cpu], false);
+	WRITE_ONCE(c->sched.idling, false);
 	irq_enable();
 }
 
@@ -349,7 +352,8 @@ static void finish_or_park(unsigned cpu)
 void vm_cpu_loop(void)
 {
 	unsigned cpu = this_cpu_id();
-	struct sched_pcpu *p = &pcpus[cpu];
+	struct cpu *c = cpu_this();
+	struct sched_pcpu *p = &c->sched.rq;
 	struct vcpu *curr = NULL;
 	bool resched = true;
 
@@ -362,7 +366,7 @@ void vm_cpu_loop(void)
 
 		if (vm_all_dead())
 			finish_or_park(cpu);
-		sched_glue_poll(cpu, now);
+		sched_glue_poll(c, now);
 		if (resched || !curr || sched_need_resched(p)) {
 			next = to_vcpu(sched_schedule(p, time_now(), &until));
 			BSTAMP_HERE(BS_T_SCHED);
@@ -379,7 +383,7 @@ void vm_cpu_loop(void)
 			curr = next;
 		}
 		if (!curr) {
-			idle_wait(cpu);
+			idle_wait(c, cpu);
 			continue;
 		}
 		pmu_glue_run_begin(curr);

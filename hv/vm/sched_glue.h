@@ -4,6 +4,7 @@
 #ifndef HV_VM_SCHED_GLUE_H
 #define HV_VM_SCHED_GLUE_H
 #include "vm/vm.h"
+#include "cpu.h"
 
 void sched_glue_init(void);                    /* BSP, after SMP bring-up */
 int sched_glue_vm_add(struct vm *vm);          /* VM and its vCPUs (OFFLINE) */
@@ -16,13 +17,14 @@ void sched_glue_notify(struct vcpu *v);
  * re-arms its preemption timer). */
 void sched_glue_repoll(struct vcpu *v);
 void sched_glue_vm_stopped(struct vm *vm);     /* every vCPU goes OFFLINE */
-/* Deadline the running vCPU's preemption timer must honour on this pCPU. */
-stime_t sched_glue_deadline(unsigned cpu);
+/* The per-pCPU loop's calls take this pCPU's object (cpu_this()). Deadline
+ * the running vCPU's preemption timer must honour on this pCPU. */
+stime_t sched_glue_deadline(struct cpu *c);
 /* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
-void sched_glue_poll(unsigned cpu, stime_t now);
-bool sched_glue_need_resched(unsigned cpu);
+void sched_glue_poll(struct cpu *c, stime_t now);
+bool sched_glue_need_resched(struct cpu *c);
 /* The flag sched_glue_need_resched() reads, for lock-free polling (vcpu exits). */
-const volatile bool *sched_glue_resched_flag(unsigned cpu);
+const volatile bool *sched_glue_resched_flag(struct cpu *c);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
 void sched_glue_deliver_pending(struct vcpu *v);
 /* Any scheduler upcall vector (plat_inject) not yet moved into the vLAPIC? */

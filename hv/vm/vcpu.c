@@ -311,7 +311,7 @@ static void dbg_snap_stack(struct vcpu *v, uint64_t rip)
  * field (past the cap the slow path re-arms). */
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
-	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(this_cpu_id()));
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(cpu_this()));
 	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
 	/* The time left from the loop top's `now`, as before (a deadline the
@@ -417,7 +417,7 @@ static int vcpu_load(struct vcpu *v)
 void vcpu_put(struct vcpu *v)
 {
 	pmu_glue_vcpu_put(v);
-	fpu_release(v);
+	fpu_release(&v->fpu);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
 	__atomic_store_n(&v->vmcs_active, -1, __ATOMIC_RELEASE);   /* another pCPU may load it */
@@ -425,7 +425,7 @@ void vcpu_put(struct vcpu *v)
 
 enum vcpu_run_end vcpu_run(struct vcpu *v)
 {
-	unsigned cpu = this_cpu_id();
+	struct cpu *c = cpu_this();
 	bool looped = false;   /* at least one exit handled in this call */
 
 	if (vcpu_load(v)) {
@@ -435,7 +435,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 	BSTAMP_HERE(BS_T_LOAD);
 	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
 		vmx_flush_vpid(v);
-	v->resched = sched_glue_resched_flag(cpu);
+	v->resched = sched_glue_resched_flag(c);
 	for (;;) {
 		stime_t now;
 		int act;
@@ -450,9 +450,9 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		/* vm_cpu_loop() polled just before it chose v (issue 19: the
 		 * second poll cost every wake-up ~180 cycles for nothing). */
 		if (looped)
-			sched_glue_poll(cpu, now);
+			sched_glue_poll(c, now);
 		BSTAMP_HERE(BS_T_GPOLL);
-		if (sched_glue_need_resched(cpu)) {
+		if (sched_glue_need_resched(c)) {
 			/* For directed yield: preempted in guest kernel mode?
 			 * CPL = SS.DPL (SDM vol. 3 §24.4.1), bits 6:5 of the AR. */
 			sched_vcpu_guest_mode(&v->sv,
@@ -483,7 +483,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		sched_glue_deliver_pending(v);
 		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
-		fpu_switch_to(v);
+		fpu_switch_to(&v->fpu);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
 		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {

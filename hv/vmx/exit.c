@@ -6,7 +6,6 @@
 #include "vmx/apicv.h"
 #include "vmx/fpu.h"
 #include "vm/vm.h"
-#include "vm/vprof_glue.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
 #include "lib/fmt.h"
@@ -109,7 +108,7 @@ static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 {
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
 
-	if (fpu_guest_xsetbv(v, (uint32_t)v->regs.rcx, val)) {
+	if (fpu_guest_xsetbv(&v->fpu, v->vm->cpuid.xcr0, (uint32_t)v->regs.rcx, val)) {
 		vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 		return EXIT_RESUME;
 	}

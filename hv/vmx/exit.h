@@ -28,6 +28,12 @@ extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
 /* vm/vprof_glue.c: the exit while v's VM is profiled. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+/* vm/io.c, for vmx/exit_io.c's port accesses that may move a device deadline
+ * or the 8259's output (vm_devs_pio_retimes): the access by a vCPU other than
+ * 0 to a platform device, and what the run loop must do afterwards. */
+void vm_io_pio_ap_platform(struct vcpu *v, uint16_t port, unsigned size, bool in,
+			   uint32_t *val);
+void vm_io_retimed(struct vcpu *v);
 
 /* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
  * profiled: one flag read otherwise) and call its handler. Inline: it sits

@@ -5,8 +5,6 @@
 #include "vmx/seg_check.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"
-#include "vm/sched_glue.h"
-#include "arch/x86/time.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "errno.h"
@@ -27,52 +25,22 @@
  * iterations (SDM vol. 2 REP). */
 #define STRING_IO_MAX  16
 
-/* After an access that may move a device deadline or the 8259's output: if
- * a deadline now comes before the one the preemption timer was armed for,
- * or the 8259 asks for vCPU 0, the run loop must look before the next entry
- * (vm/vcpu_exit.c); a fast re-entry would keep the stale timer. */
-static __attribute__((noinline)) void io_retimed(struct vcpu *v)
-{
-	stime_t dl = vm_devs_next_deadline(v->vm, v->id);
-
-	if ((dl < STIME_NEVER && time_ns_to_tsc(dl) < v->fast_deadline_tsc) ||
-	    (v->id == 0 && vpic_output(&v->vm->devs.intc.pic)))
-		WRITE_ONCE(v->kicked, true);
-}
-
-/* Platform devices (PIT, RTC, PM timer) are advanced on vCPU 0's pCPU
- * (vm_devs_advance): when another vCPU's access brings their deadline
- * forward, vCPU 0's pCPU must look again at once (idle: leave its halt;
- * running vCPU 0: exit and re-arm), not at its next unrelated wake-up. */
-static __attribute__((noinline)) void io_one_ap_platform(struct vcpu *v, uint16_t port,
-							  unsigned size, bool in, uint32_t *val)
-{
-	struct vm *vm = v->vm;
-	stime_t before, after;
-
-	spin_lock(&vm->lock);
-	before = pcdev_next_deadline(&vm->devs.pc);
-	vm_devs_pio(&vm->devs, port, size, !in, val);
-	after = pcdev_next_deadline(&vm->devs.pc);
-	spin_unlock(&vm->lock);
-	if (after < before)
-		sched_glue_repoll(vm->vcpu[0]);
-}
-
+/* An access that may move a device deadline or an interrupt output goes
+ * through the VM layer (vm/io.c: vm_io_pio_ap_platform, vm_io_retimed). */
 static inline void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in, uint32_t *val)
 {
 	struct vm *vm = v->vm;
 	bool retimes = vm_devs_pio_retimes(port, !in);
 
 	if (unlikely(retimes && v->id)) {
-		io_one_ap_platform(v, port, size, in, val);
+		vm_io_pio_ap_platform(v, port, size, in, val);
 	} else {
 		spin_lock(&vm->lock);
 		vm_devs_pio(&vm->devs, port, size, !in, val);
 		spin_unlock(&vm->lock);
 	}
 	if (unlikely(retimes))
-		io_retimed(v);
+		vm_io_retimed(v);
 }
 
 /* One INS/OUTS element outside plain guest RAM, byte by byte: a guest-physical

@@ -2,16 +2,15 @@
  * FXSAVE/FXRSTOR on CPUs without XSAVE. */
 #include "vmx/fpu.h"
 #include "vmx/xcr0.h"
-#include "vm/vm.h"
 #include "memory.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
+#include "cpu.h"
 #include "arch/x86/msr.h"
 #include "errno.h"
 
 static bool have_xsave, have_rdtscp;
 static uint64_t xcr0_supported;
-static struct vcpu *fpu_owner[MAX_CPUS];
 
 static void xsetbv(uint32_t idx, uint64_t v)
 {
@@ -94,39 +93,38 @@ static void restore_all(struct fpu_state *f)
 /* The pCPU holds at most one vCPU's state: the vCPU it runs, or the one it
  * ran last until that one is released (vcpu_put) and saved. So a vCPU that
  * moved to another pCPU always finds its newest state in memory. */
-void fpu_switch_to(struct vcpu *v)
+void fpu_switch_slow(struct fpu_state *f)
 {
-	unsigned cpu = this_cpu_id();
-	struct vcpu *prev = fpu_owner[cpu];
+	struct cpu *c = cpu_this();
+	struct fpu_state *prev = c->vmx.fpu_owner;
 
-	if (prev == v)
-		return;
 	if (prev)
-		save_all(&prev->fpu);
-	restore_all(&v->fpu);
-	fpu_owner[cpu] = v;
+		save_all(prev);
+	restore_all(f);
+	c->vmx.fpu_owner = f;
 }
 
-void fpu_release(struct vcpu *v)
+void fpu_release(struct fpu_state *f)
 {
-	unsigned cpu = this_cpu_id();
+	struct cpu *c = cpu_this();
 
-	if (fpu_owner[cpu] != v)
+	if (c->vmx.fpu_owner != f)
 		return;
-	save_all(&v->fpu);
-	fpu_owner[cpu] = NULL;
+	save_all(f);
+	c->vmx.fpu_owner = NULL;
 }
 
-int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value)
+int fpu_guest_xsetbv(struct fpu_state *f, uint64_t offered, uint32_t index, uint64_t value)
 {
 	/* XSETBV rules (SDM vol. 2 XSETBV): XCR0 only, and a value the CPU
 	 * accepts; an invalid one is the guest's #GP, never the host's. */
-	uint64_t offered = v->vm->cpuid.xcr0 ? v->vm->cpuid.xcr0 : xcr0_supported;
+	if (!offered)
+		offered = xcr0_supported;
 
 	/* Only the components CPUID offers (cpuid_policy_xsave()). */
 	if (!have_xsave || index != 0 || !xcr0_valid(value, offered & xcr0_supported))
 		return -EINVAL;
-	v->fpu.xcr0 = value;
-	xsetbv(0, value);   /* v owns this pCPU's state while it runs */
+	f->xcr0 = value;
+	xsetbv(0, value);   /* f's vCPU owns this pCPU's state while it runs */
 	return 0;
 }

@@ -5,8 +5,7 @@
 #ifndef HV_VMX_FPU_H
 #define HV_VMX_FPU_H
 #include "types.h"
-
-struct vcpu;
+#include "cpu.h"
 
 struct fpu_state {
 	void *area;        /* XSAVE area (64-byte aligned), or FXSAVE's 512 bytes */
@@ -19,8 +18,16 @@ struct fpu_state {
 
 void fpu_host_init(void);                 /* every CPU: CR4.OSFXSR/OSXSAVE, XCR0 */
 int fpu_vcpu_init(struct fpu_state *f);   /* area in its initial state */
-void fpu_switch_to(struct vcpu *v);       /* before entering v on this pCPU */
-void fpu_release(struct vcpu *v);         /* v leaves this pCPU: save its state here */
-/* XSETBV on behalf of the guest: 0, or -EINVAL when the value is illegal. */
-int fpu_guest_xsetbv(struct vcpu *v, uint32_t index, uint64_t value);
+void fpu_switch_slow(struct fpu_state *f);
+/* Before entering f's vCPU on this pCPU. Inline: it sits on every slow-path
+ * entry, and this pCPU nearly always holds f already. */
+static inline void fpu_switch_to(struct fpu_state *f)
+{
+	if (cpu_this()->vmx.fpu_owner != f)
+		fpu_switch_slow(f);
+}
+void fpu_release(struct fpu_state *f);     /* its vCPU leaves this pCPU: save it here */
+/* XSETBV on behalf of the guest whose CPUID offers the XCR0 components
+ * `offered` (0: all the host has): 0, or -EINVAL when the value is illegal. */
+int fpu_guest_xsetbv(struct fpu_state *f, uint64_t offered, uint32_t index, uint64_t value);
 #endif

@@ -17,8 +17,11 @@ struct tss64 {
 } __packed;
 _Static_assert(sizeof(struct tss64) == 104, "TSS layout (SDM §8.7)");
 
+struct cpu;
+
 struct percpu {
 	struct percpu *self;      /* gs:0, so this_cpu() is one load */
+	struct cpu *cpu;          /* gs:8, the core's per-CPU object (hv/cpu.h cpu_this()) */
 	unsigned id;              /* dense index 0..n-1 */
 	uint32_t apic_id;
 	volatile bool online;

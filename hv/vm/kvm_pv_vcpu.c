@@ -1,5 +1,6 @@
 /* KVM PV state of a vCPU: binds kvm_pv.c to struct vcpu, guest RAM, the TSC
- * and the scheduler's hooks. Guest TSC = host TSC (TSC offset 0, invariant
+ * and the scheduler's hooks. It is VM-layer code (it needs struct vcpu and
+ * guest RAM), so it lives in hv/vm, not beside the ABI code in hv/vmx. Guest TSC = host TSC (TSC offset 0, invariant
  * TSC), so kvmclock's system time is host ns since the hypervisor booted,
  * scaled from tsc_hz; the wall clock at system time 0 is the RTC's. */
 #include "vmx/kvm_pv.h"
