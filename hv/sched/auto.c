@@ -70,7 +70,8 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out)
 	a->yields = yields;
 	a->run = run;
 	*rate_out = rate;
-	if (n < 2 || drun <= 0)
+	/* A VM moved to a policy of its own (vmpolicy.c) is not auto's. */
+	if (n < 2 || drun <= 0 || READ_ONCE(vm->pol.idx1))
 		return -1;
 	if (vm->params.type != SCHED_TYPE_CON) {
 		a->quiet = 0;

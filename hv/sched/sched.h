@@ -137,8 +137,19 @@ struct sched_vm {
 	uint8_t  balloon_mode;         /* enum sched_balloon_mode */
 	int64_t  credit_left;          /* ns; shared page credit_left_ns */
 	uint64_t nballoon_switch;      /* mode changes */
+	/* The VM's own policy inside the host's family (vmpolicy.c, docs/sched.md
+	 * "Moving one VM between policies"); all zero = the host's. */
+	struct sched_vm_pol {
+		uint8_t idx1;              /* registry index + 1 of the VM's policy, 0 = host's */
+		uint8_t type0;             /* params.type before the first move (restored) */
+		uint8_t dp, ds;            /* 0 = the host's; SCHED_VMPOL_OFF / _OWN */
+		stime_t dp_delay;          /* dp == OWN: fixed delay (seed 001 §5.1) */
+		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
+		uint64_t nmove;            /* moves of this VM */
+	} pol;
 	uint64_t priv[SCHED_VM_PRIV_WORDS];
 };
+enum { SCHED_VMPOL_HOST = 0, SCHED_VMPOL_OFF = 1, SCHED_VMPOL_OWN = 2 };
 
 /* Embedded in the hypervisor's per-CPU data. */
 struct sched_pcpu {
@@ -279,6 +290,16 @@ int sched_policy_switch(const char *policy, const char *opts, stime_t now);
 bool sched_policy_switching(void);
 /* Switches completed since boot. */
 uint64_t sched_policy_switches(void);
+/* Move one VM to another policy of the host's family without a reboot
+ * (vmpolicy.c; docs/sched.md "Moving one VM between policies"):
+ * sched_policy_switch(policy, "vm=ID [sched_dp_us=N] [sched_ds_min_ms=A
+ * sched_ds_max_ms=B]", now) does it, synchronously (0 = moved). -ENOENT (no
+ * such VM/policy), -ENOTSUP (not in the host's family), -EINVAL (an option
+ * that is not per-VM), -EBUSY (a host switch is under way). */
+int sched_vm_policy_move(unsigned vm_id, const char *policy, const char *opts, stime_t now);
+/* The VM's policy name (the host's when it has none of its own). */
+const char *sched_vm_policy_name(const struct sched_vm *vm);
+struct sched_vm *sched_vm_find(unsigned vm_id);
 /* Registry index of a policy name (-1: none), and the name of an index. */
 int sched_policy_index(const char *name);
 const char *sched_policy_by_index(unsigned idx);
