@@ -106,13 +106,13 @@ static void console_key(int byte)
 	case CKEY_VM_PICKED: {
 		struct sched_vm *vm = sched_vm_find((unsigned)arg);
 
-		if (vm) {
-			console_sched_menu();
-			pr_info("console: key m: vm%d runs '%s'; press its new policy's key\n", arg,
-				sched_vm_policy_name(vm));
-		} else {
+		if (vm)
+			pr_info("console: key m: vm%d runs '%s' (host '%s', key %c); press its new "
+				"policy's key (as 's' lists them)\n", arg, sched_vm_policy_name(vm),
+				sched_policy_name(),
+				ckey_policy_key((unsigned)sched_policy_index(sched_policy_name())));
+		else
 			pr_info("console: key m: no vm%d (any key: cancel)\n", arg);
-		}
 		break;
 	}
 	case CKEY_VM_MOVE:
