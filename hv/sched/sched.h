@@ -81,6 +81,11 @@ struct sched_vcpu_stats {
 	uint64_t nwake_lat;
 	uint64_t npoll, npoll_ok;      /* halt polls (haltpoll.c), those a wake-up ended */
 	stime_t  poll_time;            /* ... their time (also pCPU idle in vProfile) */
+	/* sched=auto's signals (auto.c): wake-up preemptions of this RUNNING
+	 * vCPU by another VM's waker, and the platform's PMU figures for it
+	 * (sched_vcpu_pmu; 0 when the platform has none). */
+	uint64_t nwake_preempted;
+	uint64_t pmu_cycles, pmu_stall;   /* cycles, offcore (memory) stall cycles */
 };
 
 /* Embedded in the hypervisor's struct vcpu (container_of). */
@@ -143,6 +148,7 @@ struct sched_vm {
 		uint8_t idx1;              /* registry index + 1 of the VM's policy, 0 = host's */
 		uint8_t type0;             /* params.type before the first move (restored) */
 		uint8_t dp, ds;            /* 0 = the host's; SCHED_VMPOL_OFF / _OWN */
+		uint8_t by_auto;           /* dp/ds were set by sched=auto (still auto's) */
 		stime_t dp_delay;          /* dp == OWN: fixed delay (seed 001 §5.1) */
 		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
 		uint64_t nmove;            /* moves of this VM */
@@ -219,6 +225,14 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 /* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
 bool sched_ple_enabled(void);
+/* PMU figures of a run of v (seed 001 §2.2 OFFCORE_STALL): cycles and
+ * cycles stalled in the offcore memory system; by the pCPU that ran v (the
+ * hypervisor's PMU glue while the VM is profiled, hvsim's memory model). */
+static inline void sched_vcpu_pmu(struct sched_vcpu *v, uint64_t cycles, uint64_t stall)
+{
+	__atomic_fetch_add(&v->st.pmu_cycles, cycles, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&v->st.pmu_stall, stall, __ATOMIC_RELAXED);
+}
 /* The platform tells whether v's guest runs in kernel mode (CPL 0) when it
  * leaves the pCPU; kept for the directed-yield choice. No lock. */
 static inline void sched_vcpu_guest_mode(struct sched_vcpu *v, bool kernel)

@@ -112,6 +112,34 @@ static const struct sched_hooks vp_hooks = {
 	.switched = vp_switched,
 };
 
+static void vp_install(void)
+{
+	const struct sched_hooks *h = READ_ONCE(sched_sys.hooks);
+
+	if (h != &vp_hooks) {
+		vp.base = h;
+		sched_hooks_set(&vp_hooks);
+	}
+}
+
+void sched_vmpol_auto_set(struct sched_vm *vm, stime_t dp, stime_t ds_min, stime_t ds_max)
+{
+	vm->pol.dp_delay = dp;
+	vm->pol.ds_min = ds_min;
+	vm->pol.ds_max = ds_max;
+	vm->pol.by_auto = 1;
+	WRITE_ONCE(vm->pol.dp, dp > 0 ? SCHED_VMPOL_OWN : SCHED_VMPOL_HOST);
+	WRITE_ONCE(vm->pol.ds, ds_min > 0 ? SCHED_VMPOL_OWN : SCHED_VMPOL_HOST);
+	if (dp > 0 || ds_min > 0)
+		vp_install();
+}
+
+bool sched_vmpol_pinned(const struct sched_vm *vm)
+{
+	return READ_ONCE(vm->pol.idx1) ||
+	       ((READ_ONCE(vm->pol.dp) || READ_ONCE(vm->pol.ds)) && !READ_ONCE(vm->pol.by_auto));
+}
+
 /* A host switch is being installed (switch.c, every runqueue lock held):
  * every VM goes back to the host's policy and the host's own hooks return. */
 void sched_vmpol_reset(void)
@@ -121,6 +149,7 @@ void sched_vmpol_reset(void)
 			vm->params.type = vm->pol.type0;
 		vm->pol.idx1 = 0;
 		vm->pol.dp = vm->pol.ds = SCHED_VMPOL_HOST;
+		vm->pol.by_auto = 0;
 	}
 	if (sched_sys.hooks == &vp_hooks)
 		sched_sys.hooks = vp.base;
@@ -263,10 +292,9 @@ int sched_vm_policy_move(unsigned vm_id, const char *policy, const char *opts, s
 	vm->pol.ds_max = o.ds_max;
 	WRITE_ONCE(vm->pol.ds, !ds ? SCHED_VMPOL_HOST :
 			       o.ds_min > 0 ? SCHED_VMPOL_OWN : SCHED_VMPOL_OFF);
-	if ((dp || ds) && sched_sys.hooks != &vp_hooks) {
-		vp.base = sched_sys.hooks;
-		sched_hooks_set(&vp_hooks);
-	}
+	vm->pol.by_auto = 0;
+	if (dp || ds)
+		vp_install();
 	vm->pol.nmove++;
 	/* On the VM's first vCPU (its trace), as auto's decisions. */
 	if (vprof_event && vm->vcpus)
