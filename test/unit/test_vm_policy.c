@@ -277,6 +277,58 @@ START_TEST(test_move_errors_and_host_switch)
 }
 END_TEST
 
+/* sched=auto's seed 001 choices (hv/sched/auto.c) through the same per-VM
+ * variants: DS for the memory-bound spinning VM only (not for the same
+ * program CPU-bound, nor for the hogs), DP for the VM whose blocking
+ * barriers are cut by the other VM's wake-ups; each in the decision trail. */
+static const char *const seed001_wl =
+	"pcpus 2\nduration 20s\nseed 1\n%s"
+	"vm a vcpus=2\nvm b vcpus=2\nbarrier x 2\nbarrier y 2\n"
+	"program w\n loop forever\n  compute %s\n  barrier x %s\n end\nend\n"
+	"program v\n loop forever\n  compute 1ms..3ms\n  barrier y block\n end\nend\n"
+	"thread a.0-1 w\nthread b.0-1 %s\npin a.0 0\npin a.1 1\npin b.0 0\npin b.1 1\n";
+
+START_TEST(test_auto_seed001)
+{
+	char wl[1024];
+	unsigned long long ev = vprof_stub_events[VPE_AUTO_DECISION];
+	uint64_t d;
+
+	/* Memory-bound spinning VM beside hogs: DS for it alone. */
+	snprintf(wl, sizeof(wl), seed001_wl, "memory alpha=0.6 free=1\n", "5ms mem",
+		 "spin-block=200us", "persistent");
+	setup("auto", wl);
+	run_to(SIM_MS(300));
+	ck_assert_int_eq(VM("a")->sv.pol.ds, SCHED_VMPOL_OWN);
+	ck_assert_int_eq(VM("a")->sv.pol.ds_max, SIM_MS(30));
+	ck_assert_int_eq(VM("b")->sv.pol.ds, SCHED_VMPOL_HOST);
+	ck_assert_uint_gt(vprof_stub_events[VPE_AUTO_DECISION], ev);
+	sim_free(&S);
+	/* The same program CPU-bound: no DS. */
+	snprintf(wl, sizeof(wl), seed001_wl, "", "5ms", "spin-block=200us", "persistent");
+	setup("auto", wl);
+	run_to(SIM_MS(300));
+	ck_assert_int_eq(VM("a")->sv.pol.ds, SCHED_VMPOL_HOST);
+	sim_free(&S);
+	/* Blocking barriers beside a fine-grained blocking VM: DP for a. */
+	snprintf(wl, sizeof(wl), seed001_wl, "", "4ms..6ms", "block", "v");
+	setup("auto", wl);
+	run_to(SIM_MS(300));
+	ck_assert_int_eq(VM("a")->sv.pol.dp, SCHED_VMPOL_OWN);
+	ck_assert_msg(VM("a")->sv.pol.dp_delay >= SIM_MS(1) && VM("a")->sv.pol.dp_delay <= SIM_MS(10),
+		      "delay %lld", (long long)VM("a")->sv.pol.dp_delay);
+	d = delayed(VM("a"));
+	run_to(S.now + SIM_MS(300));
+	ck_assert_uint_gt(delayed(VM("a")) - d, 10);
+	ck_assert(!sched_vmpol_pinned(&VM("a")->sv));
+	/* A move by hand takes the VM from auto: its own DP is gone for good. */
+	move("a", "auto", "sched_dp=off");
+	run_to(S.now + SIM_MS(300));
+	ck_assert_int_eq(VM("a")->sv.pol.dp, SCHED_VMPOL_OFF);
+	sim_free(&S);
+}
+END_TEST
+
 static Suite *vmpol_suite(void)
 {
 	Suite *s = suite_create("vm_policy");
@@ -287,6 +339,7 @@ static Suite *vmpol_suite(void)
 	tcase_add_test(tc, test_move_dp);
 	tcase_add_test(tc, test_move_ds);
 	tcase_add_test(tc, test_move_errors_and_host_switch);
+	tcase_add_test(tc, test_auto_seed001);
 	suite_add_tcase(s, tc);
 	return s;
 }
