@@ -68,10 +68,17 @@
  * rescheduled), -ENOENT, -EINVAL, -ERANGE, -EBUSY. POLICY: rbx=-1 -> current
  * policy index | HC_SCHED_POLICY_SWITCHING while a switch is under way |
  * completed switches << 16; rbx=i -> name of policy i, up to 7 bytes packed
- * little-endian (-ENOENT past the last). Both CPL3 (guest tools, hvctl). */
+ * little-endian (-ENOENT past the last); rbx = HC_SCHED_POLICY_VM | vm id ->
+ * that VM's policy index | HC_SCHED_POLICY_OWN when it was moved to a policy
+ * or DP/DS of its own | its moves << 16. SWITCH with "POLICY vm=ID
+ * [sched_dp_us=N] [sched_ds_min_ms=A sched_ds_max_ms=B]" moves that VM only
+ * (done on return; -ENOTSUP outside the host's family; docs/sched.md "Moving
+ * one VM between policies"). Both CPL3 (guest tools, hvctl). */
 #define HC_SCHED_SWITCH      (HC_BASE + 0x1e)
 #define HC_SCHED_POLICY      (HC_BASE + 0x1f)
 #define HC_SCHED_POLICY_SWITCHING 0x100
+#define HC_SCHED_POLICY_OWN       0x200
+#define HC_SCHED_POLICY_VM        0x10000
 
 /* vProfile (hv/trace): 0x30-0x3f */
 #define HC_VPROF_START       (HC_BASE + 0x30) /* CPL3 */

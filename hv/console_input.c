@@ -11,10 +11,11 @@
 #include "vm/watchdog.h"
 #include "sched/sched.h"
 #include "lib/string.h"
+#include "lib/fmt.h"
 
 static bool console_keys = true;
 CMDLINE_BOOL(console_keys, console_keys,
-	     "read keys on COM1 (v: vProfile dump, w: state dump, s: policy switch, ?: list); off: input never read");
+	     "read keys on COM1 (v: vProfile dump, w: state dump, s: policy switch, m: move a VM, ?: list); off: input never read");
 
 /* Touched by pCPU 0 only: no lock. next = 0 makes the first poll due. */
 static struct ckey_rate console_rate = { .period = CKEY_PERIOD_NS };
@@ -67,6 +68,22 @@ static void console_sched_switch(int idx)
 		pr_info("console: key s: switching to '%s'\n", name);
 }
 
+/* 'm' <vm> <key>: move that VM alone (hv/sched/vmpolicy.c), the host's
+ * options; the menu is the same as 's' prints. */
+static void console_vm_move(int arg)
+{
+	const char *name = sched_policy_by_index((unsigned)(arg & 0xff));
+	char opts[16];
+	int rc;
+
+	fmt_snprintf(opts, sizeof(opts), "vm=%d", arg >> 8);
+	rc = name ? sched_policy_switch(name, opts, time_now()) : -ENOENT;
+	if (rc)
+		pr_info("console: key m: vm%d not moved (%d)\n", arg >> 8, rc);
+	else
+		pr_info("console: key m: vm%d now '%s'\n", arg >> 8, name);
+}
+
 static struct ckey_seq console_seq;   /* pCPU 0 only */
 
 static void console_key(int byte)
@@ -81,7 +98,25 @@ static void console_key(int byte)
 		console_sched_switch(arg);
 		break;
 	case CKEY_SCHED_CANCEL:
-		pr_info("console: key s: cancelled\n");
+		pr_info("console: key s/m: cancelled\n");
+		break;
+	case CKEY_VM_MENU:
+		pr_info("console: key m: press the VM id (0-9)\n");
+		break;
+	case CKEY_VM_PICKED: {
+		struct sched_vm *vm = sched_vm_find((unsigned)arg);
+
+		if (vm)
+			pr_info("console: key m: vm%d runs '%s' (host '%s', key %c); press its new "
+				"policy's key (as 's' lists them)\n", arg, sched_vm_policy_name(vm),
+				sched_policy_name(),
+				ckey_policy_key((unsigned)sched_policy_index(sched_policy_name())));
+		else
+			pr_info("console: key m: no vm%d (any key: cancel)\n", arg);
+		break;
+	}
+	case CKEY_VM_MOVE:
+		console_vm_move(arg);
 		break;
 	case CKEY_VPROF_DUMP:
 		console_key_dump();

@@ -12,6 +12,8 @@ enum ckey_action ckey_decode(int byte)
 		return CKEY_HELP;
 	case 's':
 		return CKEY_SCHED_MENU;
+	case 'm':
+		return CKEY_VM_MENU;
 	default:
 		return CKEY_NONE;
 	}
@@ -19,7 +21,7 @@ enum ckey_action ckey_decode(int byte)
 
 const char *ckey_help(void)
 {
-	return "console: keys: v = dump every VM's vProfile, w = watchdog state dump (scheduler, interrupts, timers, vProfile), s = switch the scheduling policy (s then the policy's key), ? = this list\n";
+	return "console: keys: v = dump every VM's vProfile, w = watchdog state dump (scheduler, interrupts, timers, vProfile), s = switch the scheduling policy (s then the policy's key), m = move one VM to another policy (m, the VM id 0-9, the policy's key), ? = this list\n";
 }
 
 char ckey_policy_key(unsigned i)
@@ -27,8 +29,29 @@ char ckey_policy_key(unsigned i)
 	return i < 10 ? (char)('0' + i) : i < 36 ? (char)('a' + i - 10) : 0;
 }
 
+static int ckey_policy_index(int byte)
+{
+	return byte >= '0' && byte <= '9' ? byte - '0' : byte >= 'a' && byte <= 'z' ? byte - 'a' + 10
+										: -1;
+}
+
 enum ckey_action ckey_feed(struct ckey_seq *s, int byte, int *arg)
 {
+	if (s->vm == 1) {
+		s->vm = byte >= '0' && byte <= '9' ? 2 : 0;
+		s->vm_id = (uint8_t)(byte - '0');
+		*arg = s->vm_id;
+		return s->vm ? CKEY_VM_PICKED : CKEY_SCHED_CANCEL;
+	}
+	if (s->vm == 2) {
+		int i = ckey_policy_index(byte);
+
+		s->vm = 0;
+		if (i < 0)
+			return CKEY_SCHED_CANCEL;
+		*arg = s->vm_id << 8 | i;
+		return CKEY_VM_MOVE;
+	}
 	if (s->sched) {
 		s->sched = false;
 		if (byte >= '0' && byte <= '9') {
@@ -43,6 +66,8 @@ enum ckey_action ckey_feed(struct ckey_seq *s, int byte, int *arg)
 	}
 	if (ckey_decode(byte) == CKEY_SCHED_MENU)
 		s->sched = true;
+	if (ckey_decode(byte) == CKEY_VM_MENU)
+		s->vm = 1;
 	return ckey_decode(byte);
 }
 

@@ -18,17 +18,23 @@ enum ckey_action {
 	CKEY_HELP,          /* '?': one line listing the keys */
 	CKEY_SCHED_MENU,    /* 's': list the policies, the next key picks one */
 	CKEY_SCHED_SWITCH,  /* 's' then 0-9/a-z: switch the host to that policy */
-	CKEY_SCHED_CANCEL,  /* 's' then any other byte */
+	CKEY_SCHED_CANCEL,  /* 's' then any other byte; 'm' then a wrong byte */
+	CKEY_VM_MENU,       /* 'm': move one VM; the next key (0-9) picks the VM id */
+	CKEY_VM_PICKED,     /* 'm' then 0-9: the VM (*arg); the next key picks its policy */
+	CKEY_VM_MOVE,       /* 'm', the VM, the policy key: *arg = vm << 8 | policy index */
 };
 
 enum ckey_action ckey_decode(int byte);
 
 /* Key sequences: 's' <key> switches the scheduling policy at run time
  * (hv/sched/switch.c): <key> 0-9 then a-z is the policy's registry index
- * (the menu 's' prints lists them). Feed every byte; *arg gets the index
+ * (the menu 's' prints lists them). 'm' <vm 0-9> <key> moves that VM alone
+ * to the policy of that key (hv/sched/vmpolicy.c). Feed every byte; *arg gets the index
  * for CKEY_SCHED_SWITCH. Single keys act as ckey_decode says. */
 struct ckey_seq {
 	bool sched;         /* 's' seen: the next byte picks a policy */
+	uint8_t vm;         /* 'm' seen: 1 = the next byte picks the VM, 2 = its policy */
+	uint8_t vm_id;
 };
 enum ckey_action ckey_feed(struct ckey_seq *s, int byte, int *arg);
 /* The key that picks policy index i in the menu (0 if none). */

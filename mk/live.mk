@@ -2,6 +2,8 @@
 # HC_SCHED_SWITCH, hvctl, console key; docs/sched.md "Run-time policy switch").
 UNIT_TESTS += test_sched_switch
 test_sched_switch_SRCS = test/unit/test_sched_switch.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+UNIT_TESTS += test_vm_policy
+test_vm_policy_SRCS = test/unit/test_vm_policy.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 
 # hvctl (guest-shim/linux/src/hvctl.c) goes into the Linux initramfs as
 # mk/steal.mk adds its tools; its request encoding is checked on the host.

@@ -5,7 +5,9 @@
  * through HC_SCHED_SWITCH and checks after each switch that the policy
  * named by HC_SCHED_POLICY is the new one, the switch count grew, and every
  * vCPU keeps running (the APs' counts and vCPU 0's own TSC progress over a
- * window). Bad requests are refused with the errno the ABI names. 64-bit
+ * window). Bad requests are refused with the errno the ABI names. Under
+ * pcs the other VM (id 1) alone moves to credit with its own DP and back
+ * (hv/sched/vmpolicy.c). 64-bit
  * only (HC_SCHED_POLICY packs a name into RAX). run_hv.py checks the
  * hypervisor's "installed" lines. */
 #include "guest.h"
@@ -82,6 +84,54 @@ static void switch_and_check(const char *req, const char *want, const char *tag)
 	check_both_run(chk, 100);
 }
 
+/* VM id's policy word (HC_SCHED_POLICY_VM, hv/sched/vmpolicy.c). */
+static long vm_policy(unsigned id)
+{
+	long w = 0;
+	int f = hv_call(HC_SCHED_POLICY, HC_SCHED_POLICY_VM | id, 0, &w);
+
+	return f ? f : w;
+}
+
+/* Moving one VM (the other VM, id 1: timer) under the pcs host: to credit
+ * with its own 2 ms delayed preemption, then back to pcs; done when the
+ * call returns (no host switch counted); refusals outside the family. */
+static void move_vm_and_check(void)
+{
+	long w0 = vm_policy(1), hw0 = hv_sched_policy(NULL, 0), r, w;
+	int credit = -1, pcs = -1;
+	char name[16];
+
+	for (int i = 0; i < 32; i++) {
+		long p = 0;
+
+		if (hv_call(HC_SCHED_POLICY, (unsigned long)i, 0, &p) || p < 0)
+			break;
+		credit = p == 0x746964657263 ? i : credit;   /* "credit" packed */
+		pcs = p == 0x736370 ? i : pcs;               /* "pcs" */
+	}
+	test_check("vm_query", w0 >= 0 && (w0 & 0xff) == pcs && !(w0 & HC_SCHED_POLICY_OWN),
+		   "vm1 word 0x%lx (pcs is %d)", w0, pcs);
+	r = hv_sched_switch("credit vm=1 sched_dp_us=2000");
+	w = vm_policy(1);
+	test_check("vm_move_credit", r == 0 && (w & 0xff) == credit && (w & HC_SCHED_POLICY_OWN) &&
+		   (w >> 16) == (w0 >> 16) + 1, "-> %ld, vm1 word 0x%lx", r, w);
+	check_both_run("vm_moved_both_run", 100);
+	r = hv_sched_switch("pcs vm=1");
+	w = vm_policy(1);
+	test_check("vm_move_back", r == 0 && (w & 0xff) == pcs && !(w & HC_SCHED_POLICY_OWN),
+		   "-> %ld, vm1 word 0x%lx", r, w);
+	r = hv_sched_switch("rr vm=1");
+	test_check("vm_move_other_family", r == -95, "-> %ld (want -ENOTSUP)", r);
+	r = hv_sched_switch("pcs vm=77");
+	test_check("vm_move_no_vm", r == -2 && vm_policy(77) == -2, "-> %ld (want -ENOENT)", r);
+	r = hv_sched_switch("credit vm=1 sched_credit_tslice_ms=10");
+	test_check("vm_move_host_option", r == -22, "-> %ld (want -EINVAL)", r);
+	w = hv_sched_policy(name, sizeof(name));
+	test_check("vm_move_no_host_switch", (w >> 16) == (hw0 >> 16) && name_is(name, "pcs"),
+		   "host word 0x%lx -> 0x%lx '%s'", hw0, w, name);
+}
+
 void test_main(void)
 {
 	char name[16];
@@ -114,5 +164,7 @@ void test_main(void)
 	r = hv_sched_switch("pcs sched_credit_tslice_ms=0");
 	test_check("switch_option_range", r == -34, "-> %ld (want -ERANGE)", r);
 	switch_and_check("pcs sched_credit_tslice_ms=10", "pcs", "pcs");
+	if (!boot_arg_num("keywait", 0))   /* the key case runs this VM alone */
+		move_vm_and_check();
 	switch_and_check("credit sched_credit_tslice_ms=30", "credit", "credit");
 }

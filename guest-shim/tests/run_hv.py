@@ -191,7 +191,8 @@ def judge(kind, serial, status):
         m = re.search(r"press a key to switch:.* 8=rr ", serial)
         if not m:
             bad.append("no console menu naming 8=rr")
-        for want in ("console: key s: switching to 'rr'", "sched: policy 'rr' installed (was 'credit')",
+        for want in ("console: key m: vm0 now 'credit'", "sched: vm0 now 'credit' (host 'credit'",
+                     "console: key s: switching to 'rr'", "sched: policy 'rr' installed (was 'credit')",
                      "sched: policy 'pcs' installed (was 'rr')"):
             if want not in serial:
                 bad.append(f"no line: {want}")
@@ -204,6 +205,10 @@ def judge(kind, serial, status):
         for new, old in (("pcs", "credit"), ("credit", "pcs")):
             if not re.search(rf"sched: policy '{new}' installed \(was '{old}'\)", serial):
                 bad.append(f"no '{old}' -> '{new}' install line")
+        for want in ("sched: vm1 now 'credit' (host 'pcs'; dp own 2000 us",
+                     "sched: vm1 now 'pcs' (host 'pcs'; dp host"):
+            if want not in serial:
+                bad.append(f"no line: {want}")
         return bad
     if kind == "triple":
         bad = [] if "triple:" in serial else ["no 'triple:' line"]
@@ -301,7 +306,12 @@ def judge(kind, serial, status):
 # instructions, hypervisor's included, in it: measurable against exit handling).
 CASE_CMDLINE = {"nmi": "vnmi=on", "pvabi": "sched_sa_limit_us=10000"}
 # hvrun arguments a case needs: livekey types the console's policy-switch keys.
-CASE_HVRUN_ARGS = {"livekey": ["--send-key", "live_aps_started=s",
+# First 'm' '0' '3': the VM alone to credit (the host's policy, key 3: the
+# key door of hv/sched/vmpolicy.c), then 's' '8': the host to rr.
+CASE_HVRUN_ARGS = {"livekey": ["--send-key", "live_aps_started=m",
+                               "--send-key", "press the VM id=0",
+                               "--send-key", "vm0 runs 'credit' \\(host 'credit', key 3\\); press=3",
+                               "--send-key", "key m: vm0 now 'credit'=s",
                                "--send-key", "press a key to switch=8"]}
 
 

@@ -13,14 +13,35 @@
  *   - a CON VM turns back HIT after AUTO_HIT_PERIODS consecutive periods
  *     under AUTO_HIT_RATE (hysteresis: co-scheduling itself removes most of
  *     the spinning it was chosen for).
+ * Second, per VM and with the same period and hysteresis, the two seed 001
+ * mechanisms, as the VM's own variants (hv/sched/vmpolicy.c):
+ *   - differential slices (§5.2: "DS was only effective in optimizing
+ *     memory-bound programs", Fig. 10a): a VM with at least 2 vCPUs whose
+ *     offcore memory stall cycles (§2.2 OFFCORE_STALL, from the platform's
+ *     PMU: sched_vcpu_pmu) reach AUTO_DS_STALL of its cycles gets slices
+ *     uniform in [10, 30] ms (the paper's range); off again after
+ *     AUTO_HIT_PERIODS periods under AUTO_DS_OFF;
+ *   - delayed preemption (§5.1): a VM with at least 2 vCPUs that block to
+ *     synchronise (AUTO_DP_BLOCKS blocks per running second) and whose
+ *     running vCPUs are preempted by another VM's wake-ups
+ *     (st.nwake_preempted) AUTO_DP_RATE times per running second gets a
+ *     fixed delay of twice its mean run between blocks, in [1, 10] ms (long
+ *     enough for a vCPU to reach its next synchronisation point); off after
+ *     AUTO_HIT_PERIODS periods under AUTO_DP_OFF.
  * Every change is recorded as VPE_AUTO_DECISION on the VM's first vCPU:
- * the decision trail in the vProfile trace. A VM's `type=` is auto's to
- * change under this policy.
+ * the decision trail in the vProfile trace. arg = value (bits 0-3: type 0
+ * HIT / 1 CON, DS or DP 0 off / 1 on) | what << 4 (0 type, 1 DS, 2 DP) |
+ * signal << 8 (type: yields+PLE exits per running second; DS: stall
+ * cycles per thousand cycles; DP: wake-up preemptions per running second
+ * | delay in us << 24). A VM's `type=` is auto's to change under this
+ * policy; a VM moved by hand (vmpolicy.c) is left alone.
  * Not covered (yet): spinning without PLE exits (the core does not see it),
- * DP delay, PLE window behaviour, SA, balloon mode, sibling skew, wake-up
- * rate, cap pressure.
+ * PLE window behaviour, SA, balloon mode, sibling skew, cap pressure. In
+ * the hypervisor the PMU figures exist while the VM is profiled (vProfile
+ * on); without them DS is never chosen.
  */
 #include "sched/cosched.h"
+#include "sched/option.h"
 #include "log.h"
 #include "lib/string.h"
 
@@ -30,6 +51,15 @@
 #define AUTO_HIT_RATE    50    /* under this ... */
 #define AUTO_HIT_PERIODS 3     /* ... for this many periods: back to HIT */
 #define AUTO_MAX_VMS     256   /* by VM id */
+#define AUTO_DS_STALL    300   /* stall cycles per 1000 cycles: memory-bound, DS on */
+#define AUTO_DS_OFF      150   /* under this ... (AUTO_HIT_PERIODS periods): DS off */
+#define AUTO_DS_MIN      SCHED_MS(10)   /* seed 001 §5.2's range */
+#define AUTO_DS_MAX      SCHED_MS(30)
+#define AUTO_DP_RATE     20    /* wake-up preemptions by other VMs per running s: DP on */
+#define AUTO_DP_OFF      5     /* under this ... (AUTO_HIT_PERIODS periods): DP off */
+#define AUTO_DP_BLOCKS   50    /* blocks per running s: the VM synchronises by blocking */
+#define AUTO_DP_LO       SCHED_MS(1)
+#define AUTO_DP_HI       SCHED_MS(10)
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -39,7 +69,18 @@ static struct auto_vm {
 	uint64_t yields;          /* VM's st.nyield sum at the last period */
 	stime_t run;              /* VM's RUNNING time at the last period */
 	uint8_t quiet;            /* consecutive periods under AUTO_HIT_RATE */
+	/* DS / DP (seed 001 §5): sums at the last period, state. */
+	uint64_t cycles, stall, wpre, blocks;
+	uint8_t ds_on, ds_quiet, dp_on, dp_quiet;
+	stime_t dp;
 } avm[AUTO_MAX_VMS];
+
+/* One period's figures of a VM (deltas), for the DS/DP choice. */
+struct auto_sig {
+	unsigned n;
+	stime_t drun;
+	uint64_t dcycles, dstall, dwpre, dblocks;
+};
 
 static int auto_init(void)
 {
@@ -49,10 +90,11 @@ static int auto_init(void)
 
 /* One VM, master pCPU after credit's accounting, no lock held. Returns the
  * type to set, or -1 to keep. */
-static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out)
+static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
+		       struct auto_sig *sig)
 {
 	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
-	uint64_t yields = 0, rate;
+	uint64_t yields = 0, rate, cycles = 0, stall = 0, wpre = 0, blocks = 0;
 	stime_t run = 0, drun;
 	unsigned n = 0;
 
@@ -63,14 +105,26 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out)
 		sched_vcpu_stats(v, now, &st);
 		yields += st.nyield;
 		run += st.time[SCHED_RUNNING];
+		cycles += st.pmu_cycles;
+		stall += st.pmu_stall;
+		wpre += st.nwake_preempted;
+		blocks += st.nblock;
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	drun = run - a->run;
 	rate = drun > 0 ? (yields - a->yields) * 1000000000ull / (uint64_t)drun : 0;
+	*sig = (struct auto_sig){ .n = n, .drun = drun, .dcycles = cycles - a->cycles,
+				  .dstall = stall - a->stall, .dwpre = wpre - a->wpre,
+				  .dblocks = blocks - a->blocks };
 	a->yields = yields;
 	a->run = run;
+	a->cycles = cycles;
+	a->stall = stall;
+	a->wpre = wpre;
+	a->blocks = blocks;
 	*rate_out = rate;
-	if (n < 2 || drun <= 0)
+	/* A VM moved to a policy of its own (vmpolicy.c) is not auto's. */
+	if (n < 2 || drun <= 0 || sched_vmpol_pinned(vm))
 		return -1;
 	if (vm->params.type != SCHED_TYPE_CON) {
 		a->quiet = 0;
@@ -78,6 +132,65 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out)
 	}
 	a->quiet = rate < AUTO_HIT_RATE ? (uint8_t)MIN(a->quiet + 1, 255) : 0;
 	return a->quiet >= AUTO_HIT_PERIODS ? SCHED_TYPE_HIT : -1;
+}
+
+static void auto_trail(struct sched_vm *vm, stime_t now, uint64_t arg)
+{
+	if (vprof_event && vm->vcpus)
+		vprof_event(sched_sys.master, vm->id, vm->vcpus->id, VPE_AUTO_DECISION, now, arg);
+}
+
+/* Seed 001 §5 per VM: DS for a memory-bound VM, DP for a VM whose blocking
+ * synchronisation is cut by other VMs' wake-ups. Master pCPU, no lock. */
+static void auto_seed001(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+	uint64_t stall = g->dcycles ? g->dstall * 1000 / g->dcycles : 0;
+	uint64_t wrate = g->drun > 0 ? g->dwpre * 1000000000ull / (uint64_t)g->drun : 0;
+	uint64_t brate = g->drun > 0 ? g->dblocks * 1000000000ull / (uint64_t)g->drun : 0;
+	bool ds = a->ds_on, dp = a->dp_on;
+	stime_t delay = a->dp;
+
+	if (g->n < 2 || g->drun <= 0)
+		return;
+	if (!a->ds_on) {
+		ds = g->dcycles && stall >= AUTO_DS_STALL;
+		a->ds_quiet = 0;
+	} else {
+		a->ds_quiet = stall < AUTO_DS_OFF ? (uint8_t)MIN(a->ds_quiet + 1, 255) : 0;
+		ds = a->ds_quiet < AUTO_HIT_PERIODS;
+	}
+	if (!a->dp_on) {
+		dp = wrate >= AUTO_DP_RATE && brate >= AUTO_DP_BLOCKS;
+		a->dp_quiet = 0;
+	} else {
+		a->dp_quiet = wrate < AUTO_DP_OFF ? (uint8_t)MIN(a->dp_quiet + 1, 255) : 0;
+		dp = a->dp_quiet < AUTO_HIT_PERIODS;
+	}
+	if (dp && !a->dp_on) {
+		/* Twice the mean run between blocks: room to reach the next
+		 * synchronisation point (§5.1's "delay the preemption"). */
+		delay = g->dblocks ? 2 * g->drun / (stime_t)g->dblocks : AUTO_DP_HI;
+		delay = MAX(MIN(delay, AUTO_DP_HI), AUTO_DP_LO);
+	}
+	if (ds == a->ds_on && dp == a->dp_on)
+		return;
+	sched_vmpol_auto_set(vm, dp ? delay : 0, ds ? AUTO_DS_MIN : 0, ds ? AUTO_DS_MAX : 0);
+	if (ds != a->ds_on) {
+		auto_trail(vm, now, (uint64_t)ds | 1u << 4 | stall << 8);
+		pr_info("sched: auto: vm%u ds %s (%llu stall cycles per 1000)\n", vm->id,
+			ds ? "on 10-30 ms" : "off", (unsigned long long)stall);
+	}
+	if (dp != a->dp_on) {
+		auto_trail(vm, now, (uint64_t)dp | 2u << 4 | MIN(wrate, 0xffffull) << 8 |
+				    (uint64_t)(delay / 1000) << 24);
+		pr_info("sched: auto: vm%u dp %s %lld us (%llu wake-up preemptions, %llu blocks per "
+			"running s)\n", vm->id, dp ? "on" : "off", (long long)(delay / 1000),
+			(unsigned long long)wrate, (unsigned long long)brate);
+	}
+	a->ds_on = ds;
+	a->dp_on = dp;
+	a->dp = delay;
 }
 
 static void auto_acct(stime_t now)
@@ -92,16 +205,16 @@ static void auto_acct(stime_t now)
 	spin_unlock(&sched_sys.vm_lock);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t rate;
-		int t = auto_decide(vms[i], now, &rate);
+		struct auto_sig sig;
+		int t = auto_decide(vms[i], now, &rate, &sig);
 
+		if (!sched_vmpol_pinned(vms[i]))
+			auto_seed001(vms[i], &sig, now);
 		if (t < 0 || sched_vm_param_set(vms[i], SCHED_PARAM_TYPE, (uint64_t)t))
 			continue;
 		avm[vms[i]->id % AUTO_MAX_VMS].quiet = 0;
 		/* arg: new type (0 HIT, 1 CON) | yields per running second << 8. */
-		if (vprof_event && vms[i]->vcpus)
-			vprof_event(sched_sys.master, vms[i]->id, vms[i]->vcpus->id,
-				    VPE_AUTO_DECISION, now,
-				    (uint64_t)t | MIN(rate, (uint64_t)1 << 40) << 8);
+		auto_trail(vms[i], now, (uint64_t)t | MIN(rate, (uint64_t)1 << 40) << 8);
 		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s)\n",
 			vms[i]->id, t == SCHED_TYPE_CON ? "con" : "hit", (unsigned long long)rate);
 	}

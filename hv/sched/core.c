@@ -325,8 +325,11 @@ static void sched_make_runnable(struct sched_pcpu *p, struct sched_vcpu *v, stim
 	sched_sys.ops->wake(v, now);
 	WRITE_ONCE(p->in_wake, false);
 	if ((v->flags & SCHED_VF_WOKEN) && p->curr && p->curr != v &&
-	    p->curr->state == SCHED_RUNNING && READ_ONCE(p->need_resched))
+	    p->curr->state == SCHED_RUNNING && READ_ONCE(p->need_resched)) {
 		p->dp_waker = v;
+		if (p->curr->vm != v->vm)   /* auto's DP signal (auto.c) */
+			p->curr->st.nwake_preempted++;
+	}
 	spin_unlock(&p->lock);
 }
 

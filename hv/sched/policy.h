@@ -201,6 +201,16 @@ void sched_dedicated_epoch(unsigned cpu, stime_t now);
 bool sched_switch_quiesce(struct sched_pcpu *p, stime_t now);
 /* The last quiesced pCPU, no lock held: install the new policy. */
 void sched_switch_install(stime_t now);
+/* Per-VM policies (vmpolicy.c): back to the host's for every VM (the host
+ * switch's install, all locks held); the id of a "vm=ID" option (-1: none,
+ * -2: malformed). */
+void sched_vmpol_reset(void);
+/* sched=auto's own per-VM DP/DS (auto.c, master pCPU): dp = fixed delay (0:
+ * the host's), DS in [ds_min, ds_max] (0: the host's); the VM stays auto's. */
+void sched_vmpol_auto_set(struct sched_vm *vm, stime_t dp, stime_t ds_min, stime_t ds_max);
+/* The VM's policy was chosen by hand (a move): auto leaves it alone. */
+bool sched_vmpol_pinned(const struct sched_vm *vm);
+int sched_vmpol_opt_vm(const char *opts);
 void sched_trace_state(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
 void sched_trace_event(unsigned cpu, struct sched_vcpu *v, enum vp_event ev, stime_t now,
 		       uint64_t arg);

@@ -81,6 +81,11 @@ struct sched_vcpu_stats {
 	uint64_t nwake_lat;
 	uint64_t npoll, npoll_ok;      /* halt polls (haltpoll.c), those a wake-up ended */
 	stime_t  poll_time;            /* ... their time (also pCPU idle in vProfile) */
+	/* sched=auto's signals (auto.c): wake-up preemptions of this RUNNING
+	 * vCPU by another VM's waker, and the platform's PMU figures for it
+	 * (sched_vcpu_pmu; 0 when the platform has none). */
+	uint64_t nwake_preempted;
+	uint64_t pmu_cycles, pmu_stall;   /* cycles, offcore (memory) stall cycles */
 };
 
 /* Embedded in the hypervisor's struct vcpu (container_of). */
@@ -137,8 +142,20 @@ struct sched_vm {
 	uint8_t  balloon_mode;         /* enum sched_balloon_mode */
 	int64_t  credit_left;          /* ns; shared page credit_left_ns */
 	uint64_t nballoon_switch;      /* mode changes */
+	/* The VM's own policy inside the host's family (vmpolicy.c, docs/sched.md
+	 * "Moving one VM between policies"); all zero = the host's. */
+	struct sched_vm_pol {
+		uint8_t idx1;              /* registry index + 1 of the VM's policy, 0 = host's */
+		uint8_t type0;             /* params.type before the first move (restored) */
+		uint8_t dp, ds;            /* 0 = the host's; SCHED_VMPOL_OFF / _OWN */
+		uint8_t by_auto;           /* dp/ds were set by sched=auto (still auto's) */
+		stime_t dp_delay;          /* dp == OWN: fixed delay (seed 001 §5.1) */
+		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
+		uint64_t nmove;            /* moves of this VM */
+	} pol;
 	uint64_t priv[SCHED_VM_PRIV_WORDS];
 };
+enum { SCHED_VMPOL_HOST = 0, SCHED_VMPOL_OFF = 1, SCHED_VMPOL_OWN = 2 };
 
 /* Embedded in the hypervisor's per-CPU data. */
 struct sched_pcpu {
@@ -208,6 +225,14 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 /* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
 bool sched_ple_enabled(void);
+/* PMU figures of a run of v (seed 001 §2.2 OFFCORE_STALL): cycles and
+ * cycles stalled in the offcore memory system; by the pCPU that ran v (the
+ * hypervisor's PMU glue while the VM is profiled, hvsim's memory model). */
+static inline void sched_vcpu_pmu(struct sched_vcpu *v, uint64_t cycles, uint64_t stall)
+{
+	__atomic_fetch_add(&v->st.pmu_cycles, cycles, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&v->st.pmu_stall, stall, __ATOMIC_RELAXED);
+}
 /* The platform tells whether v's guest runs in kernel mode (CPL 0) when it
  * leaves the pCPU; kept for the directed-yield choice. No lock. */
 static inline void sched_vcpu_guest_mode(struct sched_vcpu *v, bool kernel)
@@ -279,6 +304,16 @@ int sched_policy_switch(const char *policy, const char *opts, stime_t now);
 bool sched_policy_switching(void);
 /* Switches completed since boot. */
 uint64_t sched_policy_switches(void);
+/* Move one VM to another policy of the host's family without a reboot
+ * (vmpolicy.c; docs/sched.md "Moving one VM between policies"):
+ * sched_policy_switch(policy, "vm=ID [sched_dp_us=N] [sched_ds_min_ms=A
+ * sched_ds_max_ms=B]", now) does it, synchronously (0 = moved). -ENOENT (no
+ * such VM/policy), -ENOTSUP (not in the host's family), -EINVAL (an option
+ * that is not per-VM), -EBUSY (a host switch is under way). */
+int sched_vm_policy_move(unsigned vm_id, const char *policy, const char *opts, stime_t now);
+/* The VM's policy name (the host's when it has none of its own). */
+const char *sched_vm_policy_name(const struct sched_vm *vm);
+struct sched_vm *sched_vm_find(unsigned vm_id);
 /* Registry index of a policy name (-1: none), and the name of an index. */
 int sched_policy_index(const char *name);
 const char *sched_policy_by_index(unsigned idx);

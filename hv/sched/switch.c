@@ -130,7 +130,7 @@ int sched_policy_switch(const char *policy, const char *opts, stime_t now)
 {
 	const struct sched_policy *to = sched_policy_find(policy);
 	struct sched_options cur;
-	int rc;
+	int rc, vm_id;
 
 	if (!to)
 		return trace_error(-ENOENT);
@@ -142,6 +142,14 @@ int sched_policy_switch(const char *policy, const char *opts, stime_t now)
 	if (READ_ONCE(sched_sys.switching)) {
 		spin_unlock(&sw.lock);
 		return -EBUSY;
+	}
+	vm_id = sched_vmpol_opt_vm(opts);
+	if (vm_id != -1) {
+		/* One VM only (vmpolicy.c): synchronous, nothing quiesces. */
+		rc = vm_id < 0 ? trace_error(-EINVAL) : sched_vm_policy_move((unsigned)vm_id, policy,
+									      opts, now);
+		spin_unlock(&sw.lock);
+		return rc;
 	}
 	/* sched_option_set writes sched_opts: stage on it and put it back
 	 * (readers elsewhere see the staged values for these few instructions
@@ -283,8 +291,10 @@ void sched_switch_install(stime_t now)
 		if (old->vcpu_carry_out)
 			old->vcpu_carry_out(v, &v->carry);
 	}
-	/* The old policy is gone from here on: no stale private data. */
+	/* The old policy is gone from here on: no stale private data. Every
+	 * VM follows the new host policy (its own variant was of the old one). */
 	sw_clear_priv();
+	sched_vmpol_reset();
 	sched_opts = sw.opts;
 	/* Hooks follow the options unless someone installed their own. */
 	if (sched_sys.hooks == def)

@@ -36,7 +36,9 @@ enum vp_event {
 	VPE_DP_DELAY,       /* adaptive DP: vCPU's new preemption delay, arg = ns (seed 001 eq. 2) */
 	VPE_SA_STALE,       /* stale / duplicate SA ack ignored: arg = the seq the guest gave */
 	VPE_SCHED_SWITCH,   /* run-time policy switch (pCPU record): arg = phase (0 requested,
-			     * 1 installed) | from policy index << 8 | to index << 16 */
+			     * 1 installed) | from policy index << 8 | to index << 16; one VM
+			     * moved (hv/sched/vmpolicy.c; on the VM's first vCPU): phase 2,
+			     * | its DP << 24 | its DS << 26 (0 host's, 1 off, 2 its own) */
 	VPE_AUTO_DECISION,  /* sched=auto changed the VM's choice: arg = type (0 HIT, 1 CON) |
 			     * yields+PLE exits per running second << 8 (hv/sched/auto.c) */
 	VPE_NEVENTS

@@ -133,6 +133,9 @@ void pmu_glue_run_end_active(struct vcpu *v)
 		return;
 	pmu_plan_delta(p, pc->last, now_v, delta);
 	vprof_pmu_acc_add(a, p->present, delta);
+	/* sched=auto's memory-boundness signal (hv/sched/auto.c). */
+	if ((p->present & BIT(VPMU_CYCLES)) && (p->present & BIT(VPMU_OFFCORE_STALL)))
+		sched_vcpu_pmu(&v->sv, delta[VPMU_CYCLES], delta[VPMU_OFFCORE_STALL]);
 	vprof_pmu_acc_flush(a, cpu, (uint16_t)v->vm->id, (uint16_t)v->id, time_now(),
 			    (uint64_t)pmu_sample_us * 1000u, false);
 }

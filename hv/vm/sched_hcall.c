@@ -183,6 +183,18 @@ static int64_t hc_policy(struct vcpu *v, uint64_t which, uint64_t a1, uint64_t a
 		return (i < 0 ? 0xff : i) | (sched_policy_switching() ? HC_SCHED_POLICY_SWITCHING : 0) |
 		       (int64_t)((sched_policy_switches() & 0xffffffffull) << 16);
 	}
+	if ((which & ~0xffffull) == HC_SCHED_POLICY_VM) {
+		/* One VM's policy (hv/sched/vmpolicy.c). */
+		struct sched_vm *vm = sched_vm_find((unsigned)(which & 0xffff));
+		int i;
+
+		if (!vm)
+			return -ENOENT;
+		i = sched_policy_index(sched_vm_policy_name(vm));
+		return (i < 0 ? 0xff : i) |
+		       (vm->pol.idx1 || vm->pol.dp || vm->pol.ds ? HC_SCHED_POLICY_OWN : 0) |
+		       (int64_t)((vm->pol.nmove & 0xffffffffull) << 16);
+	}
 	if (which > 255 || !(name = sched_policy_by_index((unsigned)which)))
 		return -ENOENT;
 	n = strlen(name);

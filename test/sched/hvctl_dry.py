@@ -30,6 +30,23 @@ def main():
     if rc != 0 or f"vmcall rax={POLICY:#x} rbx=0xffffffffffffffff" not in out or \
             "policy credit switches 0" not in out:
         bad.append(f"query: rc {rc} out {out!r}")
+    # One VM's move (hv/sched/vmpolicy.c): "POLICY vm=ID opts", no waiting.
+    rc, out, _ = run(exe, "--dry-run", "sched", "vm", "2", "credit", "sched_dp_us=8000")
+    req = "credit vm=2 sched_dp_us=8000"
+    m = re.search(rf"vmcall rax={SWITCH:#x} rbx=0x[0-9a-f]+ rcx={len(req):#x}", out)
+    if rc != 0 or not m or f'request "{req}" ({len(req)} bytes)' not in out:
+        bad.append(f"vm move request: rc {rc} out {out!r}")
+    rc, out, _ = run(exe, "--dry-run", "sched", "vm", "3", "pcs")
+    if rc != 0 or 'request "pcs vm=3" (8 bytes)' not in out:
+        bad.append(f"vm move without options: rc {rc} out {out!r}")
+    rc, out, _ = run(exe, "--dry-run", "sched", "vm", "5")
+    if rc != 0 or f"vmcall rax={POLICY:#x} rbx={0x10005:#x}" not in out or \
+            "vm 5 policy credit moves 0" not in out:
+        bad.append(f"vm query: rc {rc} out {out!r}")
+    for args in (("sched", "vm"), ("sched", "vm", "x"), ("sched", "vm", "70000", "pcs")):
+        rc, _, err = run(exe, "--dry-run", *args)
+        if rc != 1 or "usage:" not in err:
+            bad.append(f"usage {args}: rc {rc}")
     rc, out, _ = run(exe, "--dry-run", "sched", "list")
     if rc != 0 or "0 credit" not in out:
         bad.append(f"list: rc {rc} out {out!r}")

@@ -21,7 +21,7 @@ START_TEST(test_decode_ignores_the_rest)
 	for (int b = -1; b < 256; b++)
 		if (ckey_decode(b) != CKEY_NONE)
 			acting++;
-	ck_assert_int_eq(acting, 4);
+	ck_assert_int_eq(acting, 5);
 	ck_assert_int_eq(ckey_decode('V'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode('\r'), CKEY_NONE);
 	ck_assert_int_eq(ckey_decode(0x76 | 0x100), CKEY_NONE);
@@ -36,6 +36,7 @@ START_TEST(test_help_names_every_key)
 	ck_assert_ptr_nonnull(strstr(h, "w ="));
 	ck_assert_ptr_nonnull(strstr(h, "? ="));
 	ck_assert_ptr_nonnull(strstr(h, "s ="));
+	ck_assert_ptr_nonnull(strstr(h, "m ="));
 	ck_assert_ptr_eq(strchr(h, '\n'), h + strlen(h) - 1);   /* one line */
 }
 END_TEST
@@ -63,6 +64,29 @@ START_TEST(test_sched_sequence)
 	ck_assert_int_eq(ckey_policy_key(0), '0');
 	ck_assert_int_eq(ckey_policy_key(10), 'a');
 	ck_assert_int_eq(ckey_policy_key(36), 0);
+}
+END_TEST
+
+/* 'm', a VM digit, a policy key: move that VM (hv/sched/vmpolicy.c). */
+START_TEST(test_vm_move_sequence)
+{
+	struct ckey_seq q = { 0 };
+	int arg = -1;
+
+	ck_assert_int_eq(ckey_feed(&q, 'm', &arg), CKEY_VM_MENU);
+	ck_assert_int_eq(ckey_feed(&q, '2', &arg), CKEY_VM_PICKED);
+	ck_assert_int_eq(arg, 2);
+	ck_assert_int_eq(ckey_feed(&q, 'b', &arg), CKEY_VM_MOVE);
+	ck_assert_int_eq(arg, 2 << 8 | 11);
+	ck_assert_int_eq(ckey_feed(&q, '4', &arg), CKEY_NONE);   /* sequence over */
+	ck_assert_int_eq(ckey_feed(&q, 'm', &arg), CKEY_VM_MENU);
+	ck_assert_int_eq(ckey_feed(&q, 'x', &arg), CKEY_SCHED_CANCEL);   /* not a VM id */
+	ck_assert_int_eq(ckey_feed(&q, 'm', &arg), CKEY_VM_MENU);
+	ck_assert_int_eq(ckey_feed(&q, '0', &arg), CKEY_VM_PICKED);
+	ck_assert_int_eq(ckey_feed(&q, '!', &arg), CKEY_SCHED_CANCEL);   /* not a policy key */
+	ck_assert_int_eq(ckey_feed(&q, 's', &arg), CKEY_SCHED_MENU);   /* other sequences still work */
+	ck_assert_int_eq(ckey_feed(&q, '1', &arg), CKEY_SCHED_SWITCH);
+	ck_assert_int_eq(arg, 1);
 }
 END_TEST
 
@@ -119,6 +143,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_ignores_the_rest);
 	tcase_add_test(tc, test_help_names_every_key);
 	tcase_add_test(tc, test_sched_sequence);
+	tcase_add_test(tc, test_vm_move_sequence);
 	tcase_add_test(tc, test_rate_once_per_period);
 	tcase_add_test(tc, test_rate_no_catch_up_burst);
 	tcase_add_test(tc, test_rate_bad_period);

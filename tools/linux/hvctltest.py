@@ -2,7 +2,9 @@
 """Linux guest drives the run-time policy switch (issue 16; docs/sched.md
 "Run-time policy switch"): a privileged 2-vCPU Linux VM on 2 pCPUs runs
 `hvctl sched list`, switches the host credit -> pcs (10 ms slice) -> credit
-with a 2-thread hog between the switches, and tries an unknown policy. Pass:
+with a 2-thread hog between the switches, moves itself alone to credit with
+a 2 ms DP under pcs (`hvctl sched vm 0 ...`, reset by the switch back), and
+tries an unknown policy. Pass:
 every hvctl step but the last succeeds, the last is refused, both installs
 are logged by the hypervisor, the kernel is not tainted, the guest powers off.
 About 30 s of Bochs on a quiet machine; not in `make test` (`make test-linux-hvctl`).
@@ -17,8 +19,10 @@ from pathlib import Path
 
 BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
         "panic=-1 quiet")
-RUNS = ["hvctl,sched,list", "hvctl,sched,pcs,sched_credit_tslice_ms=10", "hog,300,2",
-        "hvctl,sched", "hvctl,sched,credit", "hog,300,2", "hvctl,sched,nosuch"]
+RUNS = ["hvctl,sched,list", "hvctl,sched,pcs,sched_credit_tslice_ms=10",
+        "hvctl,sched,vm,0,credit,sched_dp_us=2000", "hog,300,2",
+        "hvctl,sched", "hvctl,sched,credit", "hvctl,sched,vm,0", "hog,300,2",
+        "hvctl,sched,nosuch"]
 
 
 def judge(text):
@@ -28,7 +32,12 @@ def judge(text):
                  r"sched: policy 'pcs' installed \(was 'credit'\)",
                  r"sched: policy 'credit' installed \(was 'pcs'\)",
                  r'hvctl: switch to "nosuch" refused',
-                 r"HVLINUX DONE runs=7 failed=1", r"HVLINUX TAINT 0"):
+                 # One VM's move (hv/sched/vmpolicy.c) under pcs; the host
+                 # switch back to credit resets it.
+                 r"\[ctl\] vm 0 policy credit \(its own\) moves 1",
+                 r"sched: vm0 now 'credit' \(host 'pcs'; dp own 2000 us",
+                 r"\[ctl\] vm 0 policy credit moves 1\b",
+                 r"HVLINUX DONE runs=9 failed=1", r"HVLINUX TAINT 0"):
         if not re.search(want, text):
             bad.append(f"missing: {want}")
     fails = re.findall(r"HVLINUX FAIL rc=\d+ (.*)", text)

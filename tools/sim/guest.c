@@ -173,6 +173,39 @@ void guest_mem_update(struct sim *s)
 			guest_plan(s, &s->vcpu[i]);
 }
 
+#pragma weak vprof_pmu_add
+
+/* Modelled PMU for dt ns of v's run at 1 GHz (seed 001 §2.2, Fig. 4-5:
+ * OFFCORE_STALL, the cycles spent in the offcore memory system). A
+ * memory-bound burst stalls for the part of its time the contention model
+ * adds plus a base half (1 - 500 / den: 50 % alone, more when memory-bound
+ * bursts run at once); a CPU-bound burst 2 %; spinning, handlers and the
+ * guest's idle nothing. The scheduler sees the figures (sched_vcpu_pmu, the
+ * signal sched=auto chooses DS from) and, with -t, vProfile gets them as
+ * PMU samples of at most 1 ms, as the hypervisor's PMU glue passes them. */
+static void guest_pmu(struct sim *s, struct sim_vcpu *v, struct sim_thread *t, stime_t dt)
+{
+	uint64_t cyc = (uint64_t)dt, stall = 0;
+
+	if (t && t->state == T_RUNNING && t->in_op && t->pc < t->prog->nops &&
+	    t->prog->ops[t->pc].kind == OP_COMPUTE)
+		stall = thr_mem(t) ? cyc - cyc * 500 / (uint64_t)mem_den(s) : cyc / 50;
+	sched_vcpu_pmu(&v->sv, cyc, stall);
+	if (!s->trace || !vprof_pmu_add)
+		return;
+	v->pmu_cyc += cyc;
+	v->pmu_stall += stall;
+	if (s->now - v->pmu_since >= SIM_MS(1)) {
+		struct vprof_pmu_sample ps = { .present = BIT(VPMU_CYCLES) | BIT(VPMU_OFFCORE_STALL) };
+
+		ps.delta[VPMU_CYCLES] = v->pmu_cyc;
+		ps.delta[VPMU_OFFCORE_STALL] = v->pmu_stall;
+		vprof_pmu_add((unsigned)v->pcpu, (uint16_t)v->vm, (uint16_t)v->id, &ps, s->now);
+		v->pmu_cyc = v->pmu_stall = 0;
+		v->pmu_since = s->now;
+	}
+}
+
 /* Bring the running vCPU's current thread up to now. */
 void guest_sync(struct sim *s, struct sim_vcpu *v)
 {
@@ -185,6 +218,7 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 	sched_vcpu_guest_mode(&v->sv, (t && t->locks_held) || v->in_handler);
 	if (dt <= 0)
 		return;
+	guest_pmu(s, v, v->in_handler ? NULL : t, dt);
 	if (v->in_handler) {
 		v->hnd_left -= dt;         /* the SA receiver runs, the thread waits */
 		return;

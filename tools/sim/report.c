@@ -71,11 +71,19 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 		runnable += NS2MS(st.time[SCHED_RUNNABLE]);
 	}
 	fprintf(f, "vm name=%s vcpus=%d weight=%u cap=%u done=%d completion_ms=%.3f cpu_ms=%.3f "
-		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu\n",
+		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu",
 		vm->name, vm->nvcpus, vm->prm.weight, vm->prm.cap,
 		vm->nthreads && vm->ndone == vm->nthreads, vm->done_at ? NS2MS(vm->done_at - s->t0) : -1.0,
 		cpu, s->end > s->t0 ? cpu / (NS2MS(s->end - s->t0) * s->npcpus) : 0.0, runnable, spin,
 		(unsigned long long)pre, (unsigned long long)yld, (unsigned long long)lhp);
+	/* A VM moved at run time (hv/sched/vmpolicy.c): its policy now. */
+	if (vm->sv.pol.nmove)
+		fprintf(f, " policy=%s moves=%llu dp_us=%lld ds_ms=%lld-%lld",
+			sched_vm_policy_name(&vm->sv), (unsigned long long)vm->sv.pol.nmove,
+			vm->sv.pol.dp == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.dp_delay / 1000) : -1,
+			vm->sv.pol.ds == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.ds_min / 1000000) : -1,
+			vm->sv.pol.ds == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.ds_max / 1000000) : -1);
+	fputc('\n', f);
 }
 
 static int cmp_stime(const void *a, const void *b)

@@ -104,6 +104,10 @@ struct sim_vcpu {
 	uint64_t lhp, lwp;        /* lock-holder / lock-waiter preemptions */
 	struct cpumask pin;       /* affinity from `pin` (empty = all) */
 	bool trace_spin;          /* vProfile has an open spinning interval */
+	/* Modelled PMU (guest.c guest_pmu): cycles and offcore stall cycles
+	 * not yet passed to vProfile as a sample (with -t), since pmu_since. */
+	uint64_t pmu_cyc, pmu_stall;
+	stime_t pmu_since;
 	int nrq;                  /* threads queued on rq */
 	stime_t min_vr;           /* CFS-like min_vruntime (VMs with `guest=cfs`) */
 	stime_t off_since;        /* left its pCPU at (vruntime charging of steal) */

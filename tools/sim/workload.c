@@ -484,7 +484,17 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		snprintf(w->policy, sizeof(w->policy), "%s", tok[2]);
 		for (int i = 3; i < n; i++) {
 			size_t l = strlen(w->opts);
+			struct sim_vm *vm;
 
+			/* vm=NAME: move that VM only (hv/sched/vmpolicy.c), by its id. */
+			if (!strncmp(tok[i], "vm=", 3) && (tok[i][3] < '0' || tok[i][3] > '9')) {
+				if (!(vm = sim_vm_find(s, tok[i] + 3)))
+					return perr(c, "switch vm=: no such VM (declare it first)",
+						    tok[i]);
+				snprintf(w->opts + l, sizeof(w->opts) - l, "%svm=%d", l ? " " : "",
+					 (int)(vm - s->vm));
+				continue;
+			}
 			snprintf(w->opts + l, sizeof(w->opts) - l, "%s%s", l ? " " : "", tok[i]);
 		}
 		s->nsw++;

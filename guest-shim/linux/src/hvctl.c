@@ -5,6 +5,11 @@
  *                    switch the whole host to POLICY with those options
  *                    (docs/sched.md "Run-time policy switch"), then wait up
  *                    to 5 s until it is installed
+ *   hvctl [--dry-run] sched vm ID                 VM ID's policy, moves so far
+ *   hvctl [--dry-run] sched vm ID POLICY [sched_dp_us=N] [sched_ds_min_ms=A sched_ds_max_ms=B]
+ *                    move that VM alone to POLICY of the host's family, with
+ *                    its own DP/DS (docs/sched.md "Moving one VM between
+ *                    policies"); done when the call returns
  * The switch is HC_SCHED_SWITCH (hv/abi.h): only a privileged VM (module
  * string priv=on) may make it (-EPERM otherwise); HC_SCHED_POLICY reads the
  * policy. Both are allowed from CPL 3. CPUID must show this hypervisor
@@ -35,7 +40,8 @@ static long hc(uint64_t nr, uint64_t a0, uint64_t a1)
 	if (dry) {
 		printf("vmcall rax=%#llx rbx=%#llx rcx=%#llx\n", (unsigned long long)nr,
 		       (unsigned long long)a0, (unsigned long long)a1);
-		return nr == HC_SCHED_POLICY && a0 == (uint64_t)-1 ? 0 :
+		return nr == HC_SCHED_POLICY && (a0 == (uint64_t)-1 ||
+						 (a0 & ~0xffffull) == HC_SCHED_POLICY_VM) ? 0 :
 		       nr == HC_SCHED_POLICY ? (a0 == 0 ? 0x746964657263 : -ENOENT) : 0;
 	}
 	__asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1) : "rdx", "rsi", "memory");
@@ -44,7 +50,8 @@ static long hc(uint64_t nr, uint64_t a0, uint64_t a1)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hvctl [--dry-run] [--no-wait] sched [list | POLICY [name=value ...]]\n");
+	fprintf(stderr, "usage: hvctl [--dry-run] [--no-wait] sched [list | POLICY [name=value ...] |\n"
+			"                                           vm ID [POLICY [name=value ...]]]\n");
 	return 1;
 }
 
@@ -75,6 +82,21 @@ static int show(void)
 	return 0;
 }
 
+static int show_vm(unsigned id)
+{
+	long w = hc(HC_SCHED_POLICY, HC_SCHED_POLICY_VM | id, 0);
+	char name[8] = "?";
+
+	if (w < 0) {
+		fprintf(stderr, "hvctl: vm %u: %s\n", id, strerror((int)-w));
+		return 3;
+	}
+	policy_name((unsigned)(w & 0xff), name);
+	printf("vm %u policy %s%s moves %ld\n", id, name,
+	       w & HC_SCHED_POLICY_OWN ? " (its own)" : "", w >> 16);
+	return 0;
+}
+
 static int list(void)
 {
 	char name[8];
@@ -84,7 +106,7 @@ static int list(void)
 	return 0;
 }
 
-static int do_switch(int argc, char **argv, int wait)
+static int do_switch(int argc, char **argv, int wait, int vm)
 {
 	char req[256];
 	size_t n = 0;
@@ -93,6 +115,14 @@ static int do_switch(int argc, char **argv, int wait)
 
 	for (int i = 0; i < argc; i++) {
 		size_t l = strlen(argv[i]);
+
+		if (i == 1 && vm >= 0) {   /* "POLICY vm=ID name=value ..." */
+			int k = snprintf(req + n, sizeof(req) - n, " vm=%d", vm);
+
+			if (k < 0 || (size_t)k >= sizeof(req) - n)
+				return 1;
+			n += (size_t)k;
+		}
 
 		if (n + l + 2 > sizeof(req)) {
 			fprintf(stderr, "hvctl: request longer than %zu bytes\n", sizeof(req) - 1);
@@ -103,6 +133,8 @@ static int do_switch(int argc, char **argv, int wait)
 		memcpy(req + n, argv[i], l);
 		n += l;
 	}
+	if (vm >= 0 && argc == 1)
+		n += (size_t)snprintf(req + n, sizeof(req) - n, " vm=%d", vm);
 	req[n] = '\0';
 	w0 = hc(HC_SCHED_POLICY, (uint64_t)-1, 0);
 	if (dry)
@@ -112,6 +144,8 @@ static int do_switch(int argc, char **argv, int wait)
 		fprintf(stderr, "hvctl: switch to \"%s\" refused: %s\n", req, strerror((int)-r));
 		return 3;
 	}
+	if (vm >= 0)   /* a VM's move is done when the call returns */
+		return dry ? 0 : show_vm((unsigned)vm);
 	if (!wait || dry)
 		return 0;
 	for (int i = 0; i < 500; i++) {
@@ -160,5 +194,15 @@ int main(int argc, char **argv)
 		return show();
 	if (i + 1 == argc && !strcmp(argv[i], "list"))
 		return list();
-	return do_switch(argc - i, argv + i, wait);
+	if (!strcmp(argv[i], "vm")) {
+		char *end;
+		long id = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : -1;
+
+		if (id < 0 || id > 0xffff || *end)
+			return usage();
+		if (i + 2 == argc)
+			return show_vm((unsigned)id);
+		return do_switch(argc - i - 2, argv + i + 2, 0, (int)id);
+	}
+	return do_switch(argc - i, argv + i, wait, -1);
 }
