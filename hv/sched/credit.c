@@ -692,15 +692,30 @@ bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t
  */
 stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at)
 {
-	stime_t left = 0;
+	stime_t left = 0, run = 0;
 
 	spin_lock(&sched_sys.vm_lock);
-	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next)
-		left += MAX(__atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED) +
-			    READ_ONCE(CV(v)->fair), (int64_t)0);
+	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next) {
+		int64_t c = __atomic_load_n(&CV(v)->credit, __ATOMIC_RELAXED);
+
+		/* A running vCPU has used CPU since its last burn (tick or
+		 * switch: up to a tick, or a slice when the tick fell in a
+		 * pause) that credit and cap_left do not show yet; §4.3 asks
+		 * what may still be debited, so count it as spent. Without it
+		 * a VM was found WC with that much less than it needed, ran
+		 * flat out to the refill and landed OVER, its next wake not
+		 * BOOSTed (docs/sched.md "Balloon mode"). */
+		if (READ_ONCE(v->state) == SCHED_RUNNING) {
+			stime_t d = MAX(now - READ_ONCE(CV(v)->start), (stime_t)0);
+
+			c -= d;
+			run += d;
+		}
+		left += MAX(c + READ_ONCE(CV(v)->fair), (int64_t)0);
+	}
 	spin_unlock(&sched_sys.vm_lock);
 	if (vm->params.cap)
-		left = MIN(left, READ_ONCE(CD(vm)->cap_left));
+		left = MIN(left, READ_ONCE(CD(vm)->cap_left) - run);
 	*refill_at = sched_sys.next_acct;
 	return MAX(left, (stime_t)0);
 }

@@ -901,6 +901,31 @@ START_TEST(test_vm_budget)
 }
 END_TEST
 
+/* Seed 004 §4.3 asks what may still be debited: a running vCPU's time since
+ * its last burn (no tick, no switch yet) counts as spent; a vCPU that is not
+ * running adds nothing. */
+START_TEST(test_vm_budget_running)
+{
+	const struct sched_policy *o = sched_policy_find("credit");
+	struct sched_vcpu *a;
+	stime_t refill, b0, b1, b2;
+
+	setup_machine(1, 1, false);
+	a = sched_at(0, 0);
+	ck_assert_ptr_nonnull(a);
+	sched_timer_fire(&P[0], MS(30));                    /* a refill: fair */
+	a = sched_at(0, MS(30));
+	ck_assert_ptr_nonnull(a);
+	b0 = o->vm_budget(&VM[0], MS(30), &refill);
+	ck_assert_int_gt(b0, MS(4));
+	b1 = o->vm_budget(&VM[0], MS(34), &refill);        /* 4 ms run, not yet charged */
+	ck_assert_int_eq(b1, b0 - MS(4));
+	sched_block(a, MS(34));                             /* charged at the switch */
+	b2 = o->vm_budget(&VM[0], MS(36), &refill);        /* blocked: nothing more */
+	ck_assert_int_eq(b2, b1);
+}
+END_TEST
+
 START_TEST(test_cpumask)
 {
 	struct cpumask m;
@@ -996,6 +1021,7 @@ int main(void)
 	tcase_add_test(tc, test_cmdline_registry);
 	tcase_add_test(tc, test_vm_params);
 	tcase_add_test(tc, test_vm_budget);
+	tcase_add_test(tc, test_vm_budget_running);
 	tcase_add_test(tc, test_cpumask);
 	tcase_add_test(tc, test_dedicated_freeze_thaw);
 	tcase_add_test(tc, test_remove_vcpu);
