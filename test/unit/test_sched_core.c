@@ -10,6 +10,7 @@
 #include "log.h"
 #include "sched/policy.h"
 #include "sched/option.h"
+#include "sched/credit.h"
 #include "cmdline.h"
 #include "abi.h"
 
@@ -502,6 +503,78 @@ START_TEST(test_balloon_mode)
 }
 END_TEST
 
+/* sched_balloon_share=excl: two ballooning VMs on one pCPU, both with the
+ * budget to be WC: only the first is (the other stays NWC and asleep); the
+ * one turning WC leaves its balloon sleep RUNNABLE without BOOST. With the
+ * default (paper, seed 004 §4.3) both turn WC and sleepers wake on the
+ * upcall's interrupt as usual. */
+static void balloon_share_case(bool excl)
+{
+	struct sched_vm_params prm = { .weight = 256 };
+	struct cpumask m;
+	struct sched_vcpu *a = &V[0], *b = &V[1], *x;
+	int nwc = 0;
+
+	if (excl)
+		ck_assert_int_eq(sched_option_set("sched_balloon_share", "excl"), 0);
+	setup_machine(1, 1, false);
+	ck_assert_int_eq(sched_vm_add(&VM[1], 1, &prm), 0);
+	ck_assert_int_eq(sched_vcpu_add(b, &VM[1], 0, 0), 0);
+	cpumask_zero(&m);
+	cpumask_set(&m, 0);
+	ck_assert_int_eq(sched_vcpu_affinity_set(b, &m, 0), 0);
+	sched_vcpu_start(b, 0);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
+	ck_assert_int_eq(sched_sa_register(b, 0xf3 | HV_SA_REG_BALLOON), 0);
+	/* Each runs 1 ms and goes to its balloon sleep. */
+	x = sched_at(0, 0);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(sched_sleep(x, 0, MS(1)), 0);
+	x = sched_at(0, MS(1));
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(sched_sleep(x, 0, MS(2)), 0);
+	ck_assert_ptr_null(sched_at(0, MS(2)));
+	/* Refill: credit 14 ms + share 15 ms < 30 ms left: both NWC; the
+	 * upcall's interrupt is the platform's to deliver (not here). */
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(VM[1].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_int_eq(b->state, SCHED_OFFLINE);
+	/* Both could be WC from refill - 29 ms on. */
+	ck_assert_int_eq(sched_sys.next_balloon, MS(31));
+	sched_timer_fire(&P[0], MS(31));
+	nwc = (VM[0].balloon_mode == SCHED_BALLOON_WC) + (VM[1].balloon_mode == SCHED_BALLOON_WC);
+	if (!excl) {
+		ck_assert_int_eq(nwc, 2);
+		ck_assert_int_eq(a->state, SCHED_OFFLINE);   /* woken by the interrupt later */
+		ck_assert_int_eq(b->state, SCHED_OFFLINE);
+		return;
+	}
+	ck_assert_int_eq(nwc, 1);
+	x = VM[0].balloon_mode == SCHED_BALLOON_WC ? a : b;
+	ck_assert_int_eq(x->state, SCHED_RUNNABLE);        /* quiet wake */
+	ck_assert_int_eq(csched_vcpu_pri(x), CPRI_UNDER);   /* not BOOST */
+	ck_assert_int_eq((x == a ? b : a)->state, SCHED_OFFLINE);
+	ck_assert_int_eq(sched_sys.next_balloon, STIME_MAX);   /* the other waits for the refill */
+	/* The next period decides afresh: both could be WC again, one is. */
+	sched_timer_fire(&P[0], MS(60));
+	nwc = (VM[0].balloon_mode == SCHED_BALLOON_WC) + (VM[1].balloon_mode == SCHED_BALLOON_WC);
+	ck_assert_int_eq(nwc, 1);
+}
+
+START_TEST(test_balloon_share_excl)
+{
+	balloon_share_case(true);
+}
+END_TEST
+
+START_TEST(test_balloon_share_paper)
+{
+	balloon_share_case(false);
+}
+END_TEST
+
 /* The mode upcall is opt-in (HV_SA_REG_BALLOON): a vCPU registered for SA
  * only (an IRS guest) still sees the mode in its page but gets no upcall,
  * and its VM no mid-period re-check timer; bad registrations are refused. */
@@ -811,7 +884,7 @@ START_TEST(test_option_registry)
 		{ "sched_seed", 1 }, { "sched_relaxed_skew_us", 3000 },
 		{ "sched_relaxed_costop", 1 }, { "ple", 1 }, { "ple_directed", 1 },
 		{ "ple_window", 4096 }, { "ple_window_min", 1024 }, { "ple_window_max", 16384 },
-		{ "ple_recent_us", 1000 },
+		{ "ple_recent_us", 1000 }, { "sched_balloon_share", 0 },
 	};
 	const struct sched_opt *o;
 	unsigned n = 0;
@@ -1008,6 +1081,8 @@ int main(void)
 	tcase_add_test(tc, test_sa_block_yield_without_ack);
 	tcase_add_test(tc, test_sleep_cancel_timeout);
 	tcase_add_test(tc, test_balloon_mode);
+	tcase_add_test(tc, test_balloon_share_excl);
+	tcase_add_test(tc, test_balloon_share_paper);
 	tcase_add_test(tc, test_balloon_uncapped_wc);
 	tcase_add_test(tc, test_balloon_upcall_optin);
 	tcase_add_test(tc, test_balloon_many_vms);
