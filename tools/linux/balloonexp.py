@@ -102,6 +102,8 @@ def run_share(arm, a, keep):
             "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
             "--serial-log", str(log), "--timeout", str(a.timeout),
             "--workdir", str(keep / "hvrun-share")]
+    if a.hv_cmdline:
+        argv += ["--cmdline", a.hv_cmdline]
     words = " ".join(extra + a.append)
     for name in ("a", "b"):
         vm = (f'kind=linux vcpus=1 mem=128M name={name} cmdline="{BASE} {words} '
@@ -192,6 +194,8 @@ def main():
                     help="two uncapped 1-vCPU VMs sharing one pCPU")
     ap.add_argument("--append", action="append", default=[], help="extra kernel cmdline word")
     ap.add_argument("--hv", default="build/hv.elf")
+    ap.add_argument("--hv-cmdline", default="",
+                    help="hypervisor command line (--share runs), e.g. sched_balloon_share=excl")
     ap.add_argument("--kernel", default="build/linux/bzImage")
     ap.add_argument("--initrd", default="build/linux/initramfs.cpio")
     ap.add_argument("--timeout", type=int, default=240)
