@@ -10,5 +10,6 @@
 #define VM_STOP_BAD_GPA      124     /* access outside RAM and devices (at or above 4 GiB) */
 #define VM_STOP_TRIPLE_FAULT 125     /* triple fault (or shutdown) */
 #define VM_STOP_VMX_FAILED   126     /* VMCS load or VM entry failed, exit not handled */
+#define VM_STOP_SCHED_BROKEN 127     /* about to enter a vCPU the scheduler does not run here */
 #define VM_STOP_RESET        0x100   /* guest-requested reset (0xCF9, 0x64, FADT reset) */
 #endif

@@ -129,6 +129,13 @@ def cases(all_forms, seed=1):
     out.append(("live-64.elf serial keys", 2,
                 [('kind=multiboot vcpus=3 mem=32M priv=on cmdline="keywait=1"', GUEST / "live-64.elf")],
                 "livekey"))
+    # Issue 15: two VMs on one pCPU keep their x87/SSE/AVX/AVX-512 registers,
+    # CR2 and SYSCALL MSRs across the switches between them (hv/vmx/fpu.c).
+    out.append(("fpuswitch-64.elf x2 (2 on 1)", 1,
+                [('kind=multiboot vcpus=1 mem=32M cmdline="seed=1 ms=800"',
+                  GUEST / "fpuswitch-64.elf"),
+                 ('kind=multiboot vcpus=1 mem=32M cmdline="seed=2 ms=800"',
+                  GUEST / "fpuswitch-64.elf")], "fpuswitch"))
     # Overcommit: two VMs, 6 vCPUs on 2 pCPUs under the scheduler; both pass
     # and the scheduler's summary shows every vCPU ran.
     out.append(("smp4+ipi2 (6 on 2)", 2, [("kind=multiboot vcpus=4 mem=32M", GUEST / "smp.elf"),
@@ -172,6 +179,10 @@ def judge(kind, serial, status):
         if len(ran) != 6 or not all(int(r) > 0 for r in ran):
             bad.append(f"not every vCPU ran: {ran}")
         return bad
+    if kind == "fpuswitch":
+        bad = [f"FAIL {n}" for n in fails]
+        n = len(re.findall(r"SUMMARY fpuswitch passed=\d+ failed=0", serial))
+        return bad + ([] if n == 2 else [f"{n} of 2 fpuswitch VMs passed"])
     if kind == "pvabi":
         bad = [f"FAIL {n}" for n in fails]
         if not re.search(r"SUMMARY pvabi passed=\d+ failed=0", serial):

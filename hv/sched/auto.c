@@ -235,6 +235,6 @@ SCHED_POLICY_REGISTER(auto) = {
 	.yield = csched_yield, .pick_cpu = csched_pick_cpu,
 	.tick = csched_tick, .acct = auto_acct,
 	.preempt_check = csched_preempt_check, .vm_budget = csched_vm_budget,
-	.dump = csched_dump,
+	.balloon_unboost = csched_balloon_unboost, .dump = csched_dump,
 	.vcpu_carry_out = csched_carry_out, .vcpu_carry_in = csched_carry_in,
 };

@@ -412,8 +412,24 @@ int sched_sleep(struct sched_vcpu *v, stime_t timeout, stime_t now)
 	return 0;
 }
 
+static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken);
+
 /* Any pCPU. Takes v's runqueue lock (and the target's, when moving it). */
 bool sched_wake(struct sched_vcpu *v, stime_t now)
+{
+	return sched_wake_as(v, now, true);
+}
+
+/* End a balloon sleep without a wake's privileges (no BOOST, no wake-up
+ * preemption, not a wake-latency sample): the sleeper becomes RUNNABLE as
+ * if its timeout had been reached, to run whenever its turn comes (balloon
+ * mode NWC -> WC, preempt.c). False if v was not in a balloon sleep. */
+bool sched_wake_quiet(struct sched_vcpu *v, stime_t now)
+{
+	return sched_wake_as(v, now, false);
+}
+
+static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken)
 {
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 	bool balloon = v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON);
@@ -423,7 +439,7 @@ bool sched_wake(struct sched_vcpu *v, stime_t now)
 		spin_unlock(&p->lock);
 		return false;
 	}
-	if (v->state != SCHED_BLOCKED && !balloon) {
+	if ((v->state != SCHED_BLOCKED || !woken) && !balloon) {
 		spin_unlock(&p->lock);
 		return false;
 	}
@@ -437,7 +453,8 @@ bool sched_wake(struct sched_vcpu *v, stime_t now)
 		spin_unlock(&p->lock);
 		return true;
 	}
-	v->flags |= SCHED_VF_WOKEN;
+	if (woken)
+		v->flags |= SCHED_VF_WOKEN;
 	sched_make_runnable(p, v, now);
 	return true;
 }

@@ -534,6 +534,27 @@ bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t
 	return best->pri > pri || (now >= p->slice_end && best->pri >= pri);
 }
 
+/*
+ * sched_balloon_share=excl (preempt.c): the vCPU's VM just turned WC. A
+ * BOOST it still holds came from waking for I/O (or for the mode change);
+ * the compute it runs now must not keep it, or the other ballooning VM's
+ * BOOSTed wake cannot preempt it (equal priority), and the tick's demotion
+ * (csched_tick) does not re-pick: the waker would wait out the slice
+ * (seed 004 §4.3 "CPU sharing": the compute task must not impede the I/O
+ * task preempting other VMs). locked(v->pcpu).
+ */
+bool csched_balloon_unboost(struct sched_vcpu *v)
+{
+	struct csched_vcpu *cv = CV(v);
+
+	if (cv->pri != CPRI_BOOST)
+		return false;
+	cv->pri = CPRI_UNDER;
+	if (cv->queued)   /* csched_refresh moves it to the UNDER queue */
+		__atomic_store_n(&CP(sched_pcpu_get(v->pcpu))->resort, 1, __ATOMIC_RELEASE);
+	return v->state == SCHED_RUNNING;
+}
+
 void csched_dump(struct sched_pcpu *p, stime_t now)
 {
 	struct csched_pcpu *pc = CP(p);

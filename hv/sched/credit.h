@@ -61,6 +61,7 @@ void csched_tick(struct sched_pcpu *p, stime_t now);
 void csched_acct(stime_t now);
 bool csched_preempt_check(struct sched_pcpu *p, struct sched_vcpu *prev, stime_t now);
 stime_t csched_vm_budget(struct sched_vm *vm, stime_t now, stime_t *refill_at);
+bool csched_balloon_unboost(struct sched_vcpu *v);
 void csched_dump(struct sched_pcpu *p, stime_t now);
 void csched_carry_out(struct sched_vcpu *v, struct sched_carry *c);
 void csched_carry_in(struct sched_vcpu *v, const struct sched_carry *c);
@@ -77,7 +78,7 @@ void csched_carry_in(struct sched_vcpu *v, const struct sched_carry *c);
 	.yield = csched_yield, .pick_cpu = csched_pick_cpu,                     \
 	.tick = csched_tick, .acct = csched_acct,                               \
 	.preempt_check = csched_preempt_check, .vm_budget = csched_vm_budget,   \
-	.dump = csched_dump,                                                    \
+	.balloon_unboost = csched_balloon_unboost, .dump = csched_dump,         \
 	.vcpu_carry_out = csched_carry_out, .vcpu_carry_in = csched_carry_in
 
 /* Private areas: credit's part first, then the variant's (zeroed by credit

@@ -85,6 +85,10 @@ struct sched_policy {
 	/* Balloon (seed 004 §4.3): CPU the VM may still consume before the next
 	 * refill without going OVER or being capped; *refill_at = next refill. */
 	stime_t (*vm_budget)(struct sched_vm *vm, stime_t now, stime_t *refill_at);
+	/* Balloon, sched_balloon_share=excl: v's VM turned WC; drop a wake
+	 * priority v still holds (credit's BOOST), so its compute does not run
+	 * with it. Optional. locked(v->pcpu); true if p should reschedule. */
+	bool (*balloon_unboost)(struct sched_vcpu *v);
 	void (*dump)(struct sched_pcpu *p, stime_t now);
 	/* Run-time policy switch (switch.c): hand v's accounting over in the
 	 * neutral form (old policy, before it is torn down), and take it

@@ -153,6 +153,12 @@ struct sched_vm {
 		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
 		uint64_t nmove;            /* moves of this VM */
 	} pol;
+	/* sched_balloon_share=excl (preempt.c; master pCPU only): the pCPUs
+	 * its vCPUs may use, whether it listens to the mode upcall, and the
+	 * refill ending the period in which it was last decided WC. */
+	struct cpumask balloon_cpus;
+	uint8_t  balloon_listened;
+	stime_t  balloon_wc_until;
 	uint64_t priv[SCHED_VM_PRIV_WORDS];
 };
 enum { SCHED_VMPOL_HOST = 0, SCHED_VMPOL_OFF = 1, SCHED_VMPOL_OWN = 2 };
@@ -212,6 +218,8 @@ void sched_block(struct sched_vcpu *v, stime_t now);
 /* Interrupt/event for v (any pCPU): BLOCKED or balloon-OFFLINE -> RUNNABLE.
  * Returns true if the state changed. */
 bool sched_wake(struct sched_vcpu *v, stime_t now);
+/* Ends a balloon sleep without a wake's BOOST / wake-up preemption (core.c). */
+bool sched_wake_quiet(struct sched_vcpu *v, stime_t now);
 /* HC_SCHED_YIELD / PLE / SA: give up the pCPU; target (may be NULL) is a
  * directed-yield hint passed to the policy. */
 void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,

@@ -19,6 +19,7 @@
 #include "vm/pmu_glue.h"
 #include "vm/bstamp.h"
 #include "log.h"
+#include "vm_status.h"
 
 extern char sched_opt_policy[32];
 
@@ -196,6 +197,43 @@ stime_t sched_glue_deadline(struct cpu *c)
 bool sched_glue_need_resched(struct cpu *c)
 {
 	return sched_need_resched(&c->sched.rq);
+}
+
+/*
+ * A cheap invariant check before each entry from vcpu_run() (issue 15: a
+ * guest segfault under a scheduler option was first suspected to be a vCPU
+ * run on two pCPUs). The vCPU entered here must be this pCPU's running one:
+ * RUNNABLE means a runqueue holds it, so another pCPU may pick it and enter
+ * it too (vcpu_load only serialises the VMCS, not the scheduler's view);
+ * BLOCKED means a wake may queue it; another pcpu means it was moved while
+ * it ran. Two loads on the path; the lock only to confirm: a remote pause or
+ * start in progress changes the state and sets need_resched under it (the
+ * loop then switches away), so the unlocked reading may be transitional.
+ * A confirmed violation stops only v's VM.
+ */
+bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c)
+{
+	unsigned cpu = (unsigned)(c - cpus);
+	struct sched_pcpu *p = &c->sched.rq;
+	uint8_t st = READ_ONCE(v->sv.state);
+	unsigned owner;
+	bool bad;
+
+	if (likely(READ_ONCE(v->sv.pcpu) == cpu && st != SCHED_RUNNABLE && st != SCHED_BLOCKED))
+		return true;
+	spin_lock(&p->lock);
+	st = v->sv.state;
+	owner = v->sv.pcpu;
+	bad = !p->need_resched && (p->curr != &v->sv || owner != cpu ||
+				   st == SCHED_RUNNABLE || st == SCHED_BLOCKED);
+	spin_unlock(&p->lock);
+	if (likely(!bad))
+		return true;
+	pr_err("%s: vcpu%u: about to enter on pcpu%u but the scheduler has it %s on pcpu%u "
+	       "(pcpu%u runs %s): stopping the VM\n", v->vm->p.name, v->id, cpu,
+	       sched_state_name(st), owner, cpu, p->curr == &v->sv ? "it" : "another vCPU");
+	vm_stop(v->vm, VM_STOP_SCHED_BROKEN, "sched-invariant");
+	return false;
 }
 
 const volatile bool *sched_glue_resched_flag(struct cpu *c)

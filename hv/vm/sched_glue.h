@@ -23,6 +23,9 @@ stime_t sched_glue_deadline(struct cpu *c);
 /* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
 void sched_glue_poll(struct cpu *c, stime_t now);
 bool sched_glue_need_resched(struct cpu *c);
+/* Before an entry from vcpu_run(): is v this pCPU's running vCPU? If not,
+ * stops v's VM (only it) and returns false. */
+bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c);
 /* The flag sched_glue_need_resched() reads, for lock-free polling (vcpu exits). */
 const volatile bool *sched_glue_resched_flag(struct cpu *c);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */

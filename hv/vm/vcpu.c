@@ -459,6 +459,8 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 					      !vmx_guest_cpl());
 			return VCPU_RUN_PREEMPTED;
 		}
+		if (unlikely(!sched_glue_entry_ok(v, c)))
+			return VCPU_RUN_OFFLINE;
 		vm_devs_advance(v->vm, v->id, now);
 		if (v->state == VCPU_HALTED) {
 			if (!v->halt_since)

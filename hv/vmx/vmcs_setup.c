@@ -20,6 +20,10 @@ bool vmx_vnmi = true;
 CMDLINE_BOOL(vnmi, vmx_vnmi, "virtual NMIs and NMI-window exiting where the CPU has them "
 	     "(NMI blocked until IRET, one latched); off: blocking cleared at injection");
 
+static bool opt_vpid = true;
+CMDLINE_BOOL(vpid, opt_vpid, "tag guest TLB entries with a VPID where the CPU has it (SDM §28.1); "
+	     "off: every VM entry and exit flushes the guest's linear mappings");
+
 extern char vmx_exit_entry[];
 static uint16_t next_vpid = 1;
 
@@ -48,7 +52,8 @@ static int setup_controls(struct vcpu *v)
 	if (vmx_ctl_has(&c->proc2, PROC2_PLE))
 		proc &= ~PROC_PAUSE_EXIT | c->proc.must1;
 	if (proc & PROC_SECONDARY)
-		proc2 = vmx_ctl_adjust(&c->proc2, PROC2_EPT | PROC2_VPID | PROC2_UNRESTRICTED |
+		proc2 = vmx_ctl_adjust(&c->proc2, PROC2_EPT | (opt_vpid ? PROC2_VPID : 0) |
+				       PROC2_UNRESTRICTED |
 				       (ple ? PROC2_PLE : 0) | PROC2_RDTSCP);
 	exit = vmx_ctl_adjust(&c->exit, EXIT_HOST_ADDR64 | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 			      EXIT_SAVE_PAT | EXIT_LOAD_PAT);

@@ -2,6 +2,7 @@
  * work-conserving mode and its upcall, many VMs and vCPUs, the shared page,
  * uncapped VMs. */
 #include "sched_core.h"
+#include "sched/credit.h"
 
 static stime_t sched_vm_budget_probe(struct sched_vm *vm, stime_t now, stime_t *refill)
 {
@@ -127,6 +128,78 @@ START_TEST(test_balloon_mode)
 	sched_wake(a, MS(60) - b);
 	sched_timer_fire(&P[0], MS(60));
 	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+}
+END_TEST
+
+/* sched_balloon_share=excl: two ballooning VMs on one pCPU, both with the
+ * budget to be WC: only the first is (the other stays NWC and asleep); the
+ * one turning WC leaves its balloon sleep RUNNABLE without BOOST. With the
+ * default (paper, seed 004 §4.3) both turn WC and sleepers wake on the
+ * upcall's interrupt as usual. */
+static void balloon_share_case(bool excl)
+{
+	struct sched_vm_params prm = { .weight = 256 };
+	struct cpumask m;
+	struct sched_vcpu *a = &V[0], *b = &V[1], *x;
+	int nwc = 0;
+
+	if (excl)
+		ck_assert_int_eq(sched_option_set("sched_balloon_share", "excl"), 0);
+	setup_machine(1, 1, false);
+	ck_assert_int_eq(sched_vm_add(&VM[1], 1, &prm), 0);
+	ck_assert_int_eq(sched_vcpu_add(b, &VM[1], 0, 0), 0);
+	cpumask_zero(&m);
+	cpumask_set(&m, 0);
+	ck_assert_int_eq(sched_vcpu_affinity_set(b, &m, 0), 0);
+	sched_vcpu_start(b, 0);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
+	ck_assert_int_eq(sched_sa_register(b, 0xf3 | HV_SA_REG_BALLOON), 0);
+	/* Each runs 1 ms and goes to its balloon sleep. */
+	x = sched_at(0, 0);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(sched_sleep(x, 0, MS(1)), 0);
+	x = sched_at(0, MS(1));
+	ck_assert_ptr_nonnull(x);
+	ck_assert_int_eq(sched_sleep(x, 0, MS(2)), 0);
+	ck_assert_ptr_null(sched_at(0, MS(2)));
+	/* Refill: credit 14 ms + share 15 ms < 30 ms left: both NWC; the
+	 * upcall's interrupt is the platform's to deliver (not here). */
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(VM[1].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(a->state, SCHED_OFFLINE);
+	ck_assert_int_eq(b->state, SCHED_OFFLINE);
+	/* Both could be WC from refill - 29 ms on. */
+	ck_assert_int_eq(sched_sys.next_balloon, MS(31));
+	sched_timer_fire(&P[0], MS(31));
+	nwc = (VM[0].balloon_mode == SCHED_BALLOON_WC) + (VM[1].balloon_mode == SCHED_BALLOON_WC);
+	if (!excl) {
+		ck_assert_int_eq(nwc, 2);
+		ck_assert_int_eq(a->state, SCHED_OFFLINE);   /* woken by the interrupt later */
+		ck_assert_int_eq(b->state, SCHED_OFFLINE);
+		return;
+	}
+	ck_assert_int_eq(nwc, 1);
+	x = VM[0].balloon_mode == SCHED_BALLOON_WC ? a : b;
+	ck_assert_int_eq(x->state, SCHED_RUNNABLE);        /* quiet wake */
+	ck_assert_int_eq(csched_vcpu_pri(x), CPRI_UNDER);   /* not BOOST */
+	ck_assert_int_eq((x == a ? b : a)->state, SCHED_OFFLINE);
+	ck_assert_int_eq(sched_sys.next_balloon, STIME_MAX);   /* the other waits for the refill */
+	/* The next period decides afresh: both could be WC again, one is. */
+	sched_timer_fire(&P[0], MS(60));
+	nwc = (VM[0].balloon_mode == SCHED_BALLOON_WC) + (VM[1].balloon_mode == SCHED_BALLOON_WC);
+	ck_assert_int_eq(nwc, 1);
+}
+
+START_TEST(test_balloon_share_excl)
+{
+	balloon_share_case(true);
+}
+END_TEST
+
+START_TEST(test_balloon_share_paper)
+{
+	balloon_share_case(false);
 }
 END_TEST
 
@@ -317,6 +390,8 @@ void sched_core_balloon_add(TCase *tc)
 	tcase_add_test(tc, test_balloon_sleep);
 	tcase_add_test(tc, test_sleep_cancel_timeout);
 	tcase_add_test(tc, test_balloon_mode);
+	tcase_add_test(tc, test_balloon_share_excl);
+	tcase_add_test(tc, test_balloon_share_paper);
 	tcase_add_test(tc, test_balloon_upcall_optin);
 	tcase_add_test(tc, test_balloon_many_vms);
 	tcase_add_test(tc, test_balloon_many_vcpus);

@@ -62,6 +62,12 @@ def fields(text, name):
     return dict(kv.split("=", 1) for kv in m[1].split()) if m else None
 
 
+def segfaults(text):
+    """User processes the guests lost to SIGSEGV: the shell's report, or the
+    kernel's line when the guest logs it (loglevel=7)."""
+    return len(re.findall(r"Segmentation fault|\]: segfault at ", text or ""))
+
+
 def run_arm(arm, a, keep):
     extra, cmd = arm_run(arm, a)
     if a.share:
@@ -102,6 +108,8 @@ def run_share(arm, a, keep):
             "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
             "--serial-log", str(log), "--timeout", str(a.timeout),
             "--workdir", str(keep / "hvrun-share")]
+    if a.hv_cmdline:
+        argv += ["--cmdline", a.hv_cmdline]
     words = " ".join(extra + a.append)
     for name in ("a", "b"):
         vm = (f'kind=linux vcpus=1 mem=128M name={name} cmdline="{BASE} {words} '
@@ -171,6 +179,8 @@ def sleepy(a, keep):
         errs.append("the other VM's hog did not finish")
     else:
         print(f"sleepy: other VM hog {hog[1]}")
+    if segfaults(text):
+        print(f"balloonexp: sleepy: {segfaults(text)} user-space segfault(s) in the guests")
     if errs:
         print(p.stdout[-2000:], file=sys.stderr)
     for e in errs:
@@ -192,6 +202,8 @@ def main():
                     help="two uncapped 1-vCPU VMs sharing one pCPU")
     ap.add_argument("--append", action="append", default=[], help="extra kernel cmdline word")
     ap.add_argument("--hv", default="build/hv.elf")
+    ap.add_argument("--hv-cmdline", default="",
+                    help="hypervisor command line (--share runs), e.g. sched_balloon_share=excl")
     ap.add_argument("--kernel", default="build/linux/bzImage")
     ap.add_argument("--initrd", default="build/linux/initramfs.cpio")
     ap.add_argument("--timeout", type=int, default=240)
@@ -217,11 +229,13 @@ def main():
           f"{' per vCPU' if a.vcpus > 1 else ''}, {a.work_us} us work per wake-up; "
           f"logs in {keep_root}", flush=True)
     print(f"{'arm':10} {'p50_us':>8} {'p99_us':>9} {'max_us':>9} {'ops/s':>7} {'missed':>6} "
-          f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8}", flush=True)
+          f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8} {'segv':>4}",
+          flush=True)
     for arm in arms:
         keep = keep_root / arm
         keep.mkdir(parents=True, exist_ok=True)
-        ok, lat, bal, _ = run_arm(arm, a, keep)
+        ok, lat, bal, text = run_arm(arm, a, keep)
+        segv = segfaults(text)
         rows[arm] = (lat, bal)
         if not ok or not lat:
             errs.append(f"{arm}: run failed (logs in {keep})")
@@ -232,7 +246,12 @@ def main():
               f"{int(lat['max_ns']) / 1e3:9.1f} {lat.get('ops_per_s', '-'):>7} "
               f"{lat.get('missed', '-'):>6} {b.get('hog_ms', '-'):>7} "
               f"{b.get('sleeps', '-'):>7} {b.get('cancel', '-'):>6} {b.get('upcalls', '-'):>7} "
-              f"{b.get('sleep_ms', '-'):>8}", flush=True)
+              f"{b.get('sleep_ms', '-'):>8} {segv:>4}", flush=True)
+        if segv:
+            # Not a failure of the balloon test: two Linux VMs sharing a pCPU
+            # in Bochs lose a user process now and then with any scheduler
+            # option (docs/sched.md "The excl segfault"); counted, not hidden.
+            print(f"balloonexp: {arm}: {segv} user-space segfault(s) in the guests", flush=True)
     if a.check:
         for arm in ("balloon-s", "balloon-d"):
             lat, bal = rows.get(arm, (None, None))

@@ -21,7 +21,8 @@ from 1 s on, after the first credit periods) beside a
 CPU hog in a 1-vCPU VM capped at 50%; arms vanilla (CFS, task clock
 includes steal), PV (steal excluded), balloon static (§4.4), balloon
 dynamic (§4.5), and the I/O-only reference. Then a 4-vCPU VM capped at 200%
-(one latprobe and one hog per vCPU), and two uncapped 1-vCPU VMs, each with
+(one latprobe and one hog per vCPU), the 1-vCPU VM (no cap) beside a
+CPU-bound VM on one pCPU (§6.2.1), and two uncapped 1-vCPU VMs, each with
 latprobe and a hog, sharing one pCPU (§6.2.2).
 """
 import argparse
@@ -168,6 +169,9 @@ BARMS = [("vanilla", "guest=cfs"), ("pv", "guest=cfs pv=on"), ("static", "balloo
 
 
 def bal_wl(kind, arm, hog=True, dur="10s"):
+    if arm.endswith(" excl"):  # our extension for VMs sharing pCPUs (docs/sched.md)
+        return ("option sched_balloon_share=excl\n" +
+                bal_wl(kind, arm[:-len(" excl")], hog, dur))
     if kind == "up":       # 1 vCPU capped at 50%
         s = f"pcpus 1\nduration {dur}\nwarmup 1s\nvm vm vcpus=1 cap=50 {arm}\n{LATPROBE}thread vm.0 latprobe io\n"
         return s + ("thread vm.0 persistent\n" if hog else "")
@@ -175,6 +179,10 @@ def bal_wl(kind, arm, hog=True, dur="10s"):
         s = f"pcpus 4\nduration {dur}\nwarmup 1s\nvm vm vcpus=4 cap=200 {arm}\n{LATPROBE}"
         s += "thread vm.0-3 latprobe io\n" + ("thread vm.0-3 persistent\n" if hog else "")
         return s + "".join(f"pin vm.{i} {i}\n" for i in range(4))
+    if kind == "mixed":    # §6.2.1: the mixed VM beside a CPU-bound VM (no balloon), one pCPU
+        s = (f"pcpus 1\nduration {dur}\nwarmup 1s\nvm a vcpus=1 {arm}\nvm b vcpus=1 guest=cfs\n"
+             f"{LATPROBE}thread a.0 latprobe io\nthread b.0 persistent\n")
+        return s + ("thread a.0 persistent\n" if hog else "")
     # two uncapped 1-vCPU VMs sharing one pCPU
     s = f"pcpus 1\nduration {dur}\nwarmup 1s\nvm a vcpus=1 {arm}\nvm b vcpus=1 {arm}\n{LATPROBE}"
     s += "thread a.0 latprobe io\nthread b.0 latprobe io\n"
@@ -183,11 +191,14 @@ def bal_wl(kind, arm, hog=True, dur="10s"):
 
 def bal_rows(hvsim, seeds, dur):
     rows = []
-    for kind in ("up", "smp", "share"):
+    for kind in ("up", "smp", "mixed", "share"):
         arms = [("io-only", "guest=cfs", False)] + [(n, a, True) for n, a in BARMS]
+        if kind == "share":
+            arms += [(n + "-x", a + " excl", True) for n, a in BARMS[2:]]
         for name, arm, hog in arms:
             rs = [run(hvsim, bal_wl(kind, arm, hog, dur), s) for s in seeds]
-            gs = [g for r in rs for g in r["guest"].values()]
+            # mixed: only VM a runs latprobe (VM b is the CPU-bound VM)
+            gs = [g for r in rs for n, g in r["guest"].items() if kind != "mixed" or n == "a"]
             end = statistics.mean(r["run"]["end_ms"] for r in rs)
             npc = rs[0]["run"]["pcpus"]
             rows.append(dict(
@@ -209,10 +220,10 @@ def bal_print(rows):
     print("Balloon (seed 004 §6): latprobe (1 ms timer, 50 us work) + CPU hog; wake-up latency "
           "(us), requests/s, hog CPU % of the machine, pCPU idle %, idle while a balloon "
           "sleeps with work % (mean over seeds)")
-    print(f"{'case':5} {'arm':8} {'p50':>8} {'p99':>8} {'max':>8} {'req/s':>7} {'hog%':>6} "
+    print(f"{'case':5} {'arm':9} {'p50':>8} {'p99':>8} {'max':>8} {'req/s':>7} {'hog%':>6} "
           f"{'idle%':>6} {'swc%':>6} {'sleeps':>7} {'modes':>6}")
     for r in rows:
-        print(f"{r['kind']:5} {r['arm']:8} {r['p50']:8.1f} {r['p99']:8.1f} {r['pmax']:8.0f} "
+        print(f"{r['kind']:5} {r['arm']:9} {r['p50']:8.1f} {r['p99']:8.1f} {r['pmax']:8.0f} "
               f"{r['tput']:7.1f} {r['comp']:6.1f} {r['idle']:6.1f} {r['swc']:6.2f} "
               f"{r['sleeps']:7.0f} {r['modes']:6.0f}")
     print("paper: xBalloon near the I/O-only reference; sockperf p99 up to 125x lower than "
@@ -222,26 +233,33 @@ def bal_print(rows):
 
 # Known gaps (docs/sched.md "Balloon"): checks that fail with the real policy
 # and the model as they are; reported as XFAIL (and XPASS once they hold).
-SHARE_GAP = ("seed 004 §4.3 as specified (docs/sched.md): one VM's credit saturates, so it is WC "
-             "0.1 ms after each refill; the other turns WC at refill - budget (15.75 ms); from "
-             "then both hogs run and a request whose vCPU is RUNNABLE behind the other VM's hog "
-             "gets no BOOST (credit1 boosts only a wake from blocked) and waits out the period "
-             "(14 ms); with dynamic priority compute keeps the vCPU runnable during NWC as well "
-             "(§4.5 footnote 2)")
+MIXED_GAP = ("§4.5 footnote 2: in NWC the dynamic guest still runs compute, which §4.3's WC test "
+             "cannot bound; the VM ends every 7th period ~1 ms beyond its credit, is OVER after "
+             "the refill, and its next request's wake is not BOOSTed (28 ms behind the CPU-bound "
+             "VM's slice)")
+SHARE_GAP = ("seed 004 §4.3 as specified (docs/sched.md): each period one VM's saved credit lets it "
+             "turn WC ~1 ms after the refill, the other turns WC at refill - budget (~15 ms); from "
+             "then both hogs run and a vCPU preempted by the other VM's hog is RUNNABLE: its "
+             "requests get no BOOST (credit1 boosts only a wake from blocked) and wait out the "
+             "slice; sched_balloon_share=excl (the -x rows) closes it for static priority")
 DYN_GAP = ("§4.5 extended fair sharing: compute gets (1 - r_io)/2 = 47.5% of each vCPU in NWC, "
            "the VM asks for 52.5% against its 50% cap and is parked ~1.5 ms before each refill "
            "(the 1-vCPU case too, within 1 ms there)")
 BAL_GAPS = {
+    ("mixed", "dynamic", "close"): MIXED_GAP, ("mixed", "dynamic", "far"): MIXED_GAP,
     ("share", "static", "close"): SHARE_GAP, ("share", "static", "far"): SHARE_GAP,
     ("share", "dynamic", "close"): SHARE_GAP, ("share", "dynamic", "far"): SHARE_GAP,
+    ("share", "dynamic-x", "close"): MIXED_GAP, ("share", "dynamic-x", "far"): MIXED_GAP,
     ("smp", "dynamic", "close"): DYN_GAP,
 }
 
 
 def bal_markdown(rows):
-    names = {"up": "1 vCPU, cap 50", "smp": "4 vCPUs, cap 200", "share": "2 VMs, 1 pCPU, no cap"}
+    names = {"up": "1 vCPU, cap 50", "smp": "4 vCPUs, cap 200",
+             "mixed": "+ CPU-bound VM, 1 pCPU (§6.2.1)", "share": "2 VMs, 1 pCPU, no cap"}
     arms = {"io-only": "I/O only", "vanilla": "vanilla", "pv": "PV", "static": "balloon static",
-            "dynamic": "balloon dynamic"}
+            "dynamic": "balloon dynamic", "static-x": "balloon static, excl",
+            "dynamic-x": "balloon dynamic, excl"}
     print("| case | arm | p50 us | p99 us | max us | req/s | hog % | swc idle % |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     last = None
@@ -267,9 +285,9 @@ def bal_check(rows):
         elif not ok:
             bad.append(msg)
 
-    for kind in ("up", "smp", "share"):
+    for kind in ("up", "smp", "mixed", "share"):
         ref, van = by[kind, "io-only"], by[kind, "vanilla"]
-        for arm in ("static", "dynamic"):
+        for arm in ("static", "dynamic") + (("static-x", "dynamic-x") if kind == "share" else ()):
             b = by[kind, arm]
             verdict((kind, arm, "close"), b["p99"] <= ref["p99"] + 1000,
                     f"{kind} {arm}: p99 {b['p99']:.0f} us vs I/O-only {ref['p99']:.0f} us "
@@ -277,7 +295,7 @@ def bal_check(rows):
             verdict((kind, arm, "far"), van["p99"] >= 10 * b["p99"],
                     f"{kind} {arm}: p99 {b['p99']:.0f} us vs vanilla {van['p99']:.0f} us "
                     "(far below: 10x)")
-            verdict((kind, arm, "swc"), b["swc"] <= 1.0 or kind != "share",
+            verdict((kind, arm, "swc"), b["swc"] <= 1.0 or kind not in ("mixed", "share"),
                     f"{kind} {arm}: pCPU idle {b['swc']:.2f}% of the time while a ballooning "
                     "VM had work (at most 1%)")
     return bad, gaps
