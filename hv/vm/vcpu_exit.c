@@ -75,7 +75,7 @@ _Static_assert((int)EXIT_REENTERED == VMX_EXIT_REENTER, "a handler's re-entry is
  *    RFLAGS.IF = 1 and no blocking by STI or MOV SS);
  *  - HLT with RFLAGS.IF = 1 (`sti; hlt`: HLT runs in the STI shadow, so the
  *    window could not open before it; exit_skip_insn() ended the shadow,
- *    SDM §26.3.1.5 / §27.3.3 do not let it outlive the skipped instruction).
+ *    which covers only the instruction after STI, SDM §25.4.2 Table 25-3).
  * Then RVI is released and the guest re-entered at once: with IF = 1 the CPU
  * delivers the virtual interrupt at the entry (§30.2.1), and the HLT ends as
  * the run loop would have ended it (vcpu_has_wakeup() true: no block, no
