@@ -70,6 +70,9 @@ struct vcpu {
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];
 	uint64_t ple_exits;
+	uint64_t vid_held, vid_released;   /* VID gate: entries holding a vector for an
+					    * interrupt window; of those released at the HLT
+					    * or window exit without the run loop (issue 18) */
 	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
 	/* For the watchdog dump (issue 17: a hang explains itself): guest

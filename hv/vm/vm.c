@@ -266,6 +266,9 @@ void vm_print_exits(struct vm *vm)
 			pr_info("summary:   %s vcpu%u halt polls %lu woken %lu poll us %ld window ns %ld\n",
 				vm->p.name, i, st.npoll, st.npoll_ok, st.poll_time / 1000,
 				v->sv.halt_poll_ns);
+		if (v->vid_held)   /* apicv_vid_gate (vmx/apicv.c, vm/vcpu_exit.c) */
+			pr_info("summary:   %s vcpu%u vid gate held %lu released at exit %lu\n",
+				vm->p.name, i, v->vid_held, v->vid_released);
 		kvm_pv_vcpu_print(v);
 	}
 }

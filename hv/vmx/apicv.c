@@ -229,22 +229,18 @@ void apicv_hold_rvi(struct vcpu *v)
 	}
 }
 
-bool apicv_entry(struct vcpu *v)
+/* Whether the guest can take an interrupt at this entry, for the VID gate. */
+enum gate_can { GATE_CAN_READ, GATE_CAN_YES };
+
+/* RVI/SVI from the page and, with the gate, what it holds back; the
+ * EOI-exit bitmap when a new vector is about to be delivered. */
+static inline __attribute__((always_inline)) void vid_update(struct vcpu *v, struct apicv_vcpu *a,
+							     enum gate_can how)
 {
-	struct apicv_vcpu *a;
-	uint8_t mode, rvi;
+	uint8_t rvi;
 	uint16_t st;
 	bool extra_changed = false;
 
-	if (!v->vm->p.apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
-		return false;
-	mode = lapic_mode(v);
-	if (unlikely(mode != a->mode))
-		mode_switch(v, a, mode);
-	if (!a->vid) {
-		vmcs_write32(VMCS_TPR_THRESHOLD, apicv_calc_tpr_threshold(v->apic_page));
-		return false;
-	}
 	/* RVI from the page: another pCPU may have set IRR (no posted interrupts).
 	 * Compared with the VMCS, not a cached copy: the CPU changes RVI/SVI itself. */
 	st = apicv_calc_intr_status(v->apic_page);
@@ -253,14 +249,18 @@ bool apicv_entry(struct vcpu *v)
 	if (opt_apicv_vid_gate && (rvi || a->extra_on)) {
 		/* Issue 17 (apicv_calc.h): enter only with a virtual interrupt the
 		 * CPU delivers at once (SDM §30.2.1: RFLAGS.IF and no STI/MOV-SS
-		 * blocking); read the guest state only when a vector waits. */
+		 * blocking); read the guest state only when a vector waits and
+		 * the caller does not know it. */
 		uint64_t extra[4];
-		bool can = rvi && (vmcs_readnat(VMCS_GUEST_RFLAGS) & BIT(9)) &&
-			   !(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
-			     (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS));
+		bool can = rvi && (how == GATE_CAN_YES ||
+				   ((vmcs_readnat(VMCS_GUEST_RFLAGS) & BIT(9)) &&
+				    !(vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+				      (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))));
 		bool on;
 
 		st = apicv_calc_gated_status(v->apic_page, st, can, &v->vid_window, extra);
+		if (unlikely(v->vid_window))
+			v->vid_held++;
 		on = (extra[0] | extra[1] | extra[2] | extra[3]) != 0;
 		if (on != a->extra_on || (on && memcmp(extra, a->extra, sizeof(extra)))) {
 			memcpy(a->extra, extra, sizeof(extra));
@@ -275,5 +275,33 @@ bool apicv_entry(struct vcpu *v)
 		eoi_bitmap_update(v, a);
 		a->last_rvi = rvi;
 	}
+}
+
+bool apicv_entry(struct vcpu *v)
+{
+	struct apicv_vcpu *a;
+	uint8_t mode;
+
+	if (!v->vm->p.apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
+		return false;
+	mode = lapic_mode(v);
+	if (unlikely(mode != a->mode))
+		mode_switch(v, a, mode);
+	if (!a->vid) {
+		vmcs_write32(VMCS_TPR_THRESHOLD, apicv_calc_tpr_threshold(v->apic_page));
+		return false;
+	}
+	vid_update(v, a, GATE_CAN_READ);
 	return true;
+}
+
+bool apicv_gate_release(struct vcpu *v)
+{
+	struct apicv_vcpu *a;
+
+	if (!opt_apicv_vid_gate || !v->vid_window || !(a = vcpu_state(v)) || !a->vid ||
+	    lapic_mode(v) != a->mode)
+		return false;
+	vid_update(v, a, GATE_CAN_YES);
+	return !v->vid_window;
 }

@@ -31,6 +31,14 @@ bool apicv_entry(struct vcpu *v);
  * v->vid_window when it did. */
 void apicv_hold_rvi(struct vcpu *v);
 
+/* Issue 18: at an exit after which the guest can take an interrupt at once
+ * (RFLAGS.IF = 1, no STI/MOV-SS blocking: the caller knows it), release the
+ * vector the VID gate held back at the last entry (v->vid_window): RVI/SVI
+ * and the EOI-exit bitmap as apicv_entry() would set them, VMCS current.
+ * True when done (the interrupt window is then no longer needed); false
+ * when nothing was held or the APIC mode changed (take the run loop). */
+bool apicv_gate_release(struct vcpu *v);
+
 /* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */
 void apicv_config_changed(struct vcpu *v);
 #endif

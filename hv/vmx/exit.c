@@ -81,7 +81,19 @@ static enum exit_action exit_nmi_window(struct vcpu *v, struct exit_info *x)
 static enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
+	if (unlikely(v->vid_window))   /* the VID gate holds a vector: vm/vcpu_exit.c */
+		return vcpu_vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
 	return EXIT_BLOCK;
+}
+
+/* Interrupt-window exit (SDM §26.7.5): the guest has IF = 1 and no STI or
+ * MOV-SS blocking. The run loop injects what waited for it; a vector the
+ * VID gate held back is released without the loop (vm/vcpu_exit.c). */
+static enum exit_action exit_intr_window(struct vcpu *v, struct exit_info *x)
+{
+	if (unlikely(v->vid_window))
+		return vcpu_vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
+	return EXIT_RESUME;
 }
 
 static enum exit_action exit_pause(struct vcpu *v, struct exit_info *x)
@@ -159,7 +171,7 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
 	[EXIT_REASON_TASK_SWITCH] = exit_task_switch,
-	[EXIT_REASON_INTERRUPT_WINDOW] = exit_nothing,
+	[EXIT_REASON_INTERRUPT_WINDOW] = exit_intr_window,
 	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
 	[EXIT_REASON_CPUID] = exit_cpuid,
 	[EXIT_REASON_HLT] = exit_hlt,

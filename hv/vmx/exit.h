@@ -10,6 +10,9 @@ enum exit_action {
 	EXIT_BLOCK,        /* vCPU halted: wait for an interrupt */
 	EXIT_YIELD,        /* give the pCPU to another vCPU */
 	EXIT_STOPPED,      /* the VM was stopped */
+	/* The handler made the fast re-entry test with interrupts off and it
+	 * passed: VMRESUME at once (= VMX_EXIT_REENTER, vm/vcpu_exit.c). */
+	EXIT_REENTERED = -2,
 };
 
 struct exit_info {
@@ -83,6 +86,10 @@ static inline bool exit_guest_64bit(void)
 }
 /* Queue an exception for the next entry (with error code when has_err). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
+/* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
+ * gate holds a vector back (v->vid_window); `act` is what the handler
+ * would return otherwise. */
+enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 

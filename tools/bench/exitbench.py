@@ -31,6 +31,8 @@ ROWS = [
     ("ipi_wake_idle1ms", "IPI one way, peer halted 1 ms earlier"),
     ("ipi_wake_running", "IPI one way, ICR write -> running peer's handler"),
     ("ipi_send", "IPI sender: ICR write -> next instruction"),
+    ("ipi_held_hlt", "IPI held while IF=0: sti; hlt -> handler"),
+    ("ipi_held_sti", "IPI held while IF=0: sti; nop -> handler"),
     ("self_ipi", "self IPI (ICR shorthand) -> handler"),
     ("eoi", "EOI write in the handler"),
     ("eoi_level", "EOI of a level-triggered IOAPIC interrupt"),
