@@ -97,7 +97,9 @@ def main():
     for s in suites:
         if s not in SUITES:
             ap.error(f"unknown suite {s!r} (known: {', '.join(SUITES)})")
-    work = [(s, k) for s in suites for k in range(1, a.runs + 1)]
+    # Interleaved (run 1 of each suite, then run 2, ...): a stress cut short
+    # still has about as many runs of every suite.
+    work = [(s, k) for k in range(1, a.runs + 1) for s in suites]
     counts = {s: {"pass": 0, "fail": 0, "hang": 0} for s in suites}
     t0 = time.monotonic()
     print(f"stress: {len(work)} runs ({a.runs} per suite: {', '.join(suites)}), "

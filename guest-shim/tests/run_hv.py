@@ -32,7 +32,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 GUEST = REPO / "build" / "guest"
 TESTS = ["cpuid", "msr", "pio", "timer", "ipi", "smp", "ioapic", "ept", "pause", "conform",
-         "hypercall", "singlestep", "nmi", "mmio", "seglimit"]
+         "hypercall", "singlestep", "nmi", "mmio", "seglimit", "tscdl"]
 VCPUS = {"cpuid": 2, "ipi": 2, "smp": 4}
 FAIL = re.compile(r"TEST (\S+) FAIL")
 

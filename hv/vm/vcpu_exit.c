@@ -13,6 +13,15 @@
 #include "vm/sched_glue.h"
 #include "vm/bstamp.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/time.h"
+#include "arch/x86/percpu.h"
+#include "cmdline.h"
+
+/* Issue 17: TSC-deadline WRMSRs re-enter at once (vcpu_tscdl_lower). */
+static bool vcpu_opt_fast_tscdl = true;
+CMDLINE_BOOL(fast_tscdl, vcpu_opt_fast_tscdl,
+	     "re-enter at once after a TSC-deadline WRMSR (off: through the run loop, as before)");
 
 /* Exits that may re-enter at once. CPUID, I/O and RDMSR handlers are short
  * and never wait for another pCPU, so they run with interrupts off: a host
@@ -114,15 +123,66 @@ enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exi
 	return act;
 }
 
+static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
+{
+	return raw == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE;
+}
+
+/* Issue 17: a TSC-deadline WRMSR (Linux re-arms its tick with one from its
+ * timer interrupt, 100-1000/s) re-enters at once. vcpu_fast_reentry() may
+ * let the guest run until fast_deadline_tsc, so that must stay at or before
+ * every deadline the loop top would arm the preemption timer for
+ * (arm_preemption_timer: device timers, this pCPU's scheduler and
+ * blocked-sweep deadlines). The write can only have moved two of them:
+ * - the vCPU's own vLAPIC timer (SDM §11.5.4.1). A deadline in the future:
+ *   lowered to it here, so the preemption timer (SDM §26.5.1) exits at or
+ *   before it and the loop top fires it. In the past (or now): the write
+ *   fired it at once (vlapic_tscdl_write), which set `kicked`
+ *   (accept_fixed -> sched_glue_notify), so the loop top injects it. Zero
+ *   (disarm), or a later deadline: fast_deadline_tsc is never raised, so at
+ *   worst one early exit that finds nothing to fire.
+ * - the scheduler's deadline, if another pCPU re-armed it (plat_timer_arm)
+ *   and its kick IPI was taken while the handler ran with interrupts on:
+ *   read again once they are off (a later IPI stays pending and exits the
+ *   guest after the entry).
+ * Lowering is always safe (a deadline read too early only costs an exit);
+ * the entry's preemption-timer value is computed from this deadline and
+ * the TSC after both (vcpu_fast_reentry), so a deadline that passes in
+ * between gives 0 ticks: an exit before the first guest instruction.
+ * Nothing here touches RVI or injects, so the VID gate's invariant (no RVI
+ * the guest cannot take at once, docs/vmx.md) holds as for the other fast
+ * exits: only the slow path changes RVI. The 2026-11-21 attempt (769f00a,
+ * reverted in 492f43d after two lost-timer Linux hangs) ran every WRMSR's
+ * handler with interrupts off (x2APIC ICR writes waking vCPUs included), so
+ * a host interrupt that came meanwhile was pending at the VM entry from the
+ * guest's timer handler (IF=0), the exact trigger of the Bochs 2.7 bug that
+ * delivers a virtual interrupt with IF=0 (docs/linux-guest.md "The
+ * kvm_wait() hang"); here the handler runs with interrupts on, as before. */
+static inline void vcpu_tscdl_lower(struct vcpu *v)
+{
+	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
+			 sched_glue_deadline(cpu_this()));
+	uint64_t t;
+
+	if (dl >= STIME_NEVER)
+		return;
+	t = dl > 0 ? time_ns_to_tsc(dl) : 0;
+	if (t < v->fast_deadline_tsc)
+		v->fast_deadline_tsc = t;
+}
+
 static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw)
 {
 	enum exit_action act;
 	bool icr = exit_is_icr_write(v, raw);
+	bool tscdl = vcpu_opt_fast_tscdl && exit_is_tscdl_write(v, raw);
 
 	irq_enable();
 	act = exit_dispatch(v, raw);
-	if (icr && act == EXIT_RESUME) {
+	if ((icr || tscdl) && act == EXIT_RESUME) {
 		irq_disable();
+		if (tscdl)
+			vcpu_tscdl_lower(v);
 		if (vcpu_fast_reentry(v))
 			return VMX_EXIT_REENTER;
 		irq_enable();

@@ -4,6 +4,7 @@
  * changes and PLE events come from hv/sched (weak references there). */
 #include "vm/vprof_glue.h"
 #include "vm/vm.h"
+#include "vm/watchdog.h"
 #include "vm/modstr.h"
 #include "trace/vprof.h"
 #include "arch/x86/percpu.h"
@@ -42,6 +43,7 @@ CMDLINE_ENUM(vprof_boot, vprof_glue_boot, vprof_glue_boot_names,
 static void vprof_glue_sink(void *ctx, const char *line, size_t len)
 {
 	console_write(line, len);
+	watchdog_dump_line(this_cpu_id());   /* busy, not stalled */
 }
 
 static uint64_t vprof_glue_ple_ns(void)

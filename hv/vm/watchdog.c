@@ -74,6 +74,36 @@ struct wd_vstate {
 };
 static struct wd_vstate vstate[VM_MAX][VM_MAX_VCPUS];
 
+/* vProfile dump lines each pCPU wrote (watchdog_dump_line, from vProfile's
+ * serial sink). A dump holds its pCPU inside one exit (the HC_VPROF_STOP
+ * hypercall that ends a profile, a VM's end) for as long as the serial port
+ * takes: a 4-vCPU Linux steal-test profile is about 75 lines of up to 1.4 KB,
+ * 2.4 s of hypervisor time in Bochs. Such a pCPU neither polls nor exits, but
+ * it is busy, not stuck: while its line count grows it counts as alive, and
+ * the checks of vCPUs queued on it (and of their VM) count their ages from
+ * its last line. A dump that stops writing for watchdog_ms, or anything
+ * after it, is reported as before. (Issue 17: the dump printed "pcpuN has
+ * not scheduled", then "runnable ... without running" and timer-overdue
+ * lines for the vCPUs queued there, and a full state dump that waited for
+ * vProfile's dump_lock, taking the checker's pCPU too.) */
+static volatile uint64_t dump_lines[MAX_CPUS];
+static uint64_t dump_seen_lines[MAX_CPUS];   /* checker: at the last check */
+static stime_t dump_active[MAX_CPUS];        /* checker: last check that saw new lines */
+static bool dump_said[MAX_CPUS];
+
+void watchdog_dump_line(unsigned cpu)
+{
+	if (cpu < MAX_CPUS)
+		WRITE_ONCE(dump_lines[cpu], dump_lines[cpu] + 1);   /* only cpu writes it */
+}
+
+/* pCPU c wrote dump lines within watchdog_ms of now: a vCPU queued or
+ * blocked there waits for the dump, not in vain. */
+static bool pcpu_in_dump(unsigned c, stime_t now, stime_t lim)
+{
+	return c < MAX_CPUS && dump_active[c] && now - dump_active[c] <= lim;
+}
+
 static inline struct vcpu *sv_vcpu(struct sched_vcpu *sv)
 {
 	return sv ? container_of(sv, struct vcpu, sv) : NULL;
@@ -249,14 +279,30 @@ static unsigned check_pcpus(unsigned self, stime_t now, stime_t lim)
 		struct vcpu *cur = p ? sv_vcpu(READ_ONCE(p->curr)) : NULL;
 		uint64_t ex = cur ? READ_ONCE(cur->exits_total) : 0;
 
+		uint64_t lines = READ_ONCE(dump_lines[c]);
+
 		sched_glue_pcpu_view(c, &pv);
 		if (c == self || pv.idle || pv.heartbeat != cpus[c].wd.seen_beat ||
 		    ex != cpus[c].wd.seen_exits)
 			cpus[c].wd.alive = now;
 		cpus[c].wd.seen_beat = pv.heartbeat;
 		cpus[c].wd.seen_exits = ex;
+		if (lines != dump_seen_lines[c])
+			dump_active[c] = now;
+		dump_seen_lines[c] = lines;
 		if (now - cpus[c].wd.alive <= lim) {
 			cpus[c].wd.reported = false;
+			dump_said[c] = false;
+			continue;
+		}
+		if (pcpu_in_dump(c, now, lim)) {
+			if (!dump_said[c]) {
+				dump_said[c] = true;
+				pr_info("watchdog: pcpu%u busy writing a vProfile dump for %ld ms "
+					"(no poll, no exit of %s; %lu lines so far): not a stall\n",
+					c, ago_ms(cpus[c].wd.alive, now),
+					cur ? cur->vm->p.name : "a vCPU", (unsigned long)lines);
+			}
 			continue;
 		}
 		if (cpus[c].wd.reported)
@@ -293,6 +339,8 @@ static unsigned check_vcpu_wait(struct vcpu *v, struct wd_vstate *w, stime_t now
 	struct sched_glue_pcpu_view pv;
 	unsigned pcpu = READ_ONCE(v->sv.pcpu);
 
+	if (pcpu_in_dump(pcpu, now, lim))
+		return 0;   /* its pCPU is writing a vProfile dump: looked at after it */
 	vcpu_snap(v, &s);
 	k = wd_classify(&s, now, lim);
 	if (k != w->wait) {
@@ -377,10 +425,13 @@ static unsigned check_vm(struct vm *vm, stime_t now, stime_t lim)
 	for (unsigned j = 0; j < vm->nr_vcpus && j < VM_MAX_VCPUS; j++) {
 		struct vcpu *v = vm->vcpu[j];
 		unsigned st = READ_ONCE(v->sv.state);
+		unsigned pcpu = READ_ONCE(v->sv.pcpu);
 		stime_t since = MAX(READ_ONCE(v->sv.state_since), wd_start);
 
+		if (pcpu_in_dump(pcpu, now, lim))
+			since = MAX(since, dump_active[pcpu]);
 		ex += READ_ONCE(v->exits_total);
-		waits |= vcpu_waits_legitimately(v, now, lim);
+		waits |= vcpu_waits_legitimately(v, now, lim) || pcpu_in_dump(pcpu, now, lim);
 		n += check_vcpu_wait(v, &vstate[id][j], now, lim);
 		n += check_vcpu_livelock(v, &vstate[id][j], now, lim);
 		if (st != SCHED_RUNNABLE || now - since <= lim) {

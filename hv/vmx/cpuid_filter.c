@@ -269,12 +269,44 @@ static void cpuid_leaf_xsave(const struct cpuid_policy *p, const struct cpuid_vc
 /* Leaves 0x15/0x16 (SDM vol. 2A CPUID): TSC = crystal * EBX / EAX, with the
  * LAPIC timer's input clock as the crystal (Linux takes its LAPIC period from
  * ECX: arch/x86/kernel/tsc.c native_calibrate_tsc()). */
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+	while (b) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Linux computes crystal_khz * EBX / EAX in 32 bits (crystal_khz = ECX /
+ * 1000; native_calibrate_tsc()): with the vLAPIC's 1 GHz clock, EBX =
+ * tsc_khz (50000 in Bochs) overflowed it and a kvm=off guest took its 50 MHz
+ * TSC for 2.756 MHz (issue 17's measurements: its clock ran 18 times fast).
+ * So the ratio is reduced, and if it still overflows, EBX is the largest
+ * that fits and EAX rounds (within 1 / (2 EAX), 0.04% at 3 GHz). */
+static void cpuid_tsc_ratio(uint32_t tsc_khz, uint32_t crystal_khz, uint32_t *eax,
+			    uint32_t *ebx)
+{
+	uint32_t g = gcd32(tsc_khz, crystal_khz);
+
+	*eax = crystal_khz / g;
+	*ebx = tsc_khz / g;
+	if ((uint64_t)crystal_khz * *ebx > UINT32_MAX) {
+		*ebx = UINT32_MAX / crystal_khz;
+		*eax = (uint32_t)(((uint64_t)crystal_khz * *ebx + tsc_khz / 2) / tsc_khz);
+		if (!*eax)
+			*eax = 1;
+	}
+}
+
 static void cpuid_leaf_tsc(const struct cpuid_policy *p, uint32_t leaf, struct cpuid_regs *r)
 {
 	cpuid_zero(r);
 	if (leaf == 0x15) {
-		r->eax = p->lapic_hz / 1000;   /* TSC Hz = lapic_hz * tsc_khz / (lapic_hz / 1000) */
-		r->ebx = p->tsc_khz;
+		/* TSC Hz = lapic_hz * EBX / EAX = crystal_khz * EBX / EAX kHz */
+		cpuid_tsc_ratio(p->tsc_khz, p->lapic_hz / 1000, &r->eax, &r->ebx);
 		r->ecx = p->lapic_hz;
 	} else {
 		r->eax = r->ebx = p->tsc_khz / 1000;   /* base, max MHz */

@@ -337,9 +337,22 @@ START_TEST(test_tsc_leaves)
 	ck_assert_uint_eq(r.ecx, 1000);
 	r = run(0x14, 0, ALL);                              /* still zero */
 	ck_assert_uint_eq(r.eax | r.ebx | r.ecx | r.edx, 0);
-	P.tsc_khz = 2995200;
 	r = run(0x15, 0, ALL);
-	ck_assert_uint_eq((uint64_t)r.ecx * r.ebx / r.eax, 2995200000ull);
+	ck_assert_uint_le((uint64_t)(r.ecx / 1000) * r.ebx, UINT32_MAX);   /* Linux: 32 bits */
+	P.tsc_khz = 50000;                                  /* Bochs: 1e6 * 1 / 20 */
+	r = run(0x15, 0, ALL);
+	ck_assert_uint_eq(r.eax, 20);
+	ck_assert_uint_eq(r.ebx, 1);
+	P.tsc_khz = 2995200;                                /* no exact ratio fits */
+	r = run(0x15, 0, ALL);
+	ck_assert_uint_le((uint64_t)(r.ecx / 1000) * r.ebx, UINT32_MAX);
+	ck_assert_uint_le((uint64_t)r.ecx * r.ebx / r.eax, 2995200000ull + 2995200000ull / 2000);
+	ck_assert_uint_ge((uint64_t)r.ecx * r.ebx / r.eax, 2995200000ull - 2995200000ull / 2000);
+	P.tsc_khz = 49999;                                  /* odd: gcd 1 */
+	r = run(0x15, 0, ALL);
+	ck_assert_uint_le((uint64_t)(r.ecx / 1000) * r.ebx, UINT32_MAX);
+	ck_assert_uint_le((uint64_t)(r.ecx / 1000) * r.ebx / r.eax, 49999 + 49999 / 2000);
+	ck_assert_uint_ge((uint64_t)(r.ecx / 1000) * r.ebx / r.eax, 49999 - 49999 / 2000);
 }
 END_TEST
 

@@ -15,8 +15,14 @@ timeout: a flat guest that arms a 1 ms LAPIC timer and does `cli; hlt`
          IRR, the spinner as a livelock (one dump for all of it), hvrun's
          timeout types `w` and the key's dump, with the halted vCPU's state,
          is in the log before Bochs is stopped.
-`make test-watchdog` (in `make test`) runs both, about 35 s (the hang lasts
-until the 25 s timeout, long enough for a slow boot on a loaded machine).
+vprofdump: pvabi's 2 vCPUs pinned to pCPU 1, whose HC_VPROF_STOP dump keeps
+         pCPU 1 in one exit for longer than watchdog_ms=100: one line names
+         it busy writing the dump, and nothing is reported or dumped (before
+         issue 17's fix: "pcpu1 has not scheduled", the other vCPU "runnable
+         without running", the VM "no progress" and a state dump). The stall
+         case above checks that a real stall is still reported and dumped.
+`make test-watchdog` (in `make test`) runs all three, about 45 s (the hang
+lasts until the 25 s timeout, long enough for a slow boot on a loaded machine).
 """
 import re
 import subprocess
@@ -107,10 +113,28 @@ def case_timeout(tmp):
     return bad, s + err
 
 
+def case_vprof_dump(tmp):
+    """A vProfile dump (pvabi's HC_VPROF_STOP) keeps pCPU 1 in one exit for
+    longer than watchdog_ms=100: busy, not stalled; nothing else reported."""
+    status, s, err = hvrun("watchdog_ms=100 sched_sa_limit_us=10000", [
+        ("kind=multiboot vcpus=2 mem=32M sa=on pcpus=1,1", GUEST / "pvabi-64.elf")],
+        120, tmp / "vprofdump.log")
+    bad = [] if status == 0 else [f"hvrun status {status} (want 0)"]
+    need(s, "dump written", r"^@VP1 0 ", bad)
+    need(s, "busy pCPU named", r"^watchdog: pcpu1 busy writing a vProfile dump for \d+ ms "
+         r"\(no poll, no exit of vm0; \d+ lines so far\): not a stall", bad, 1)
+    need(s, "no stall report", r"^watchdog: pcpu\d has not scheduled", bad, 0)
+    need(s, "no vCPU or VM report", r"^watchdog: \S+ (vcpu\d|\(vm\d\)) ", bad, 0)
+    need(s, "no dump", r"^watchdog: ==== state dump", bad, 0)
+    need(s, "pvabi passes", r"SUMMARY pvabi passed=\d+ failed=0", bad)
+    return bad, s + err
+
+
 def main():
     ok = True
     with tempfile.TemporaryDirectory(prefix="watchdog-") as d:
-        for name, fn in (("stall", case_stall), ("timeout", case_timeout)):
+        for name, fn in (("stall", case_stall), ("timeout", case_timeout),
+                         ("vprofdump", case_vprof_dump)):
             t0 = time.time()
             bad, text = fn(Path(d))
             print(f"  watchdog {name:8s} {'ok ' if not bad else 'BAD'} {time.time() - t0:5.1f}s",

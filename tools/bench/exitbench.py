@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 BENCH = re.compile(r"BENCH (\S+) (\S+) (\S+) (\d+)")
 ROWS = [
     ("cpuid", "CPUID leaf 0, round trip"),
+    ("wrmsr_tscdl", "WRMSR TSC-deadline re-arm, round trip"),
     ("uart_out", "OUT to the UART (COM1 scratch), round trip"),
     ("hlt_timer_wake", "HLT woken by LAPIC timer: deadline -> handler"),
     ("ipi_rtt_halted", "IPI ping-pong, peer in HLT (2 IPIs, 2 EOIs)"),
