@@ -13,6 +13,10 @@ One guest kernel, three arms:
   irsyld   as irs with irs_block=0: always ack yield, also when the run queue is
            left empty (patch 0105; section 3.2, the default, acks block there;
            not in the default --arms)
+  irsidle  as irs with irs_margin=100: idle targets only (Alg. 2 lines 8-10;
+           not in the default --arms)
+  irsnopb  as irs with irs_pullback=0: the moved task is not taken back when
+           the ack returns (patch 0106; not in the default --arms)
 The par VM sleeps --delay-s before bartest so that the hog VM, which boots
 beside it, already spins when the measured phases start; the hog runs
 --hog-ms, long enough to cover both phases.
@@ -40,7 +44,12 @@ ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
         # Alg. 2 as published: any busy least-loaded target (irs_margin=0)
         "irs0": ("kvm=on sa=on", "irs_margin=0"),
         # ack yield where section 3.2 acks block (run queue left empty)
-        "irsyld": ("kvm=on sa=on", "irs_block=0")}
+        "irsyld": ("kvm=on sa=on", "irs_block=0"),
+        # idle targets only (Alg. 2 lines 8-10): no busy target ever passes
+        # the 0104 margin, so no spinner is stacked on a busy vCPU
+        "irsidle": ("kvm=on sa=on", "irs_margin=100"),
+        # no pull-back after the ack (patch 0106): the balancer alone
+        "irsnopb": ("kvm=on sa=on", "irs_pullback=0")}
 MODES = ("futex", "spin")
 
 
