@@ -13,6 +13,10 @@ One guest kernel, three arms:
   irsyld   as irs with irs_block=0: always ack yield, also when the run queue is
            left empty (patch 0105; section 3.2, the default, acks block there;
            not in the default --arms)
+  irsidle  as irs with irs_margin=100: idle targets only (Alg. 2 lines 8-10;
+           not in the default --arms)
+  irsnopb  as irs with irs_pullback=0: the moved task is not taken back when
+           the ack returns (patch 0106; not in the default --arms)
 The par VM sleeps --delay-s before bartest so that the hog VM, which boots
 beside it, already spins when the measured phases start; the hog runs
 --hog-ms, long enough to cover both phases.
@@ -40,18 +44,25 @@ ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
         # Alg. 2 as published: any busy least-loaded target (irs_margin=0)
         "irs0": ("kvm=on sa=on", "irs_margin=0"),
         # ack yield where section 3.2 acks block (run queue left empty)
-        "irsyld": ("kvm=on sa=on", "irs_block=0")}
+        "irsyld": ("kvm=on sa=on", "irs_block=0"),
+        # idle targets only (Alg. 2 lines 8-10): no busy target ever passes
+        # the 0104 margin, so no spinner is stacked on a busy vCPU
+        "irsidle": ("kvm=on sa=on", "irs_margin=100"),
+        # no pull-back after the ack (patch 0106): the balancer alone
+        "irsnopb": ("kvm=on sa=on", "irs_pullback=0")}
 MODES = ("futex", "spin")
 
 
-def run_one(a, arm, inter, log):
+def run_one(a, arm, inter, delay_s, log):
     hvp, guest = ARMS[arm]
     guest = guest.format(tsc_khz=a.ips // 1000)
     # The hog VM boots beside par (its hog started ~0.4 s of guest time after
     # par's /init in Bochs): without the delay the first part of the futex
     # phase ran with no interference at all.
-    runs = f"hv.run=sleep,{a.delay_s} " if a.delay_s else ""
-    runs += " ".join(f"hv.run=bartest,4,{a.iters[m]},{m},{a.work}" for m in MODES)
+    runs = f"hv.run=sleep,{delay_s} " if delay_s else ""
+    # /proc/irs before each barrier and at the end: per-phase deltas.
+    runs += " ".join(f"hv.run=cat,/proc/irs hv.run=bartest,4,{a.iters[m]},{m},{a.work}"
+                     for m in a.modes)
     runs += " hv.run=cat,/proc/irs"
     par = (f'kind=linux vcpus=4 mem=128M name=par pcpus=0,1,2,3 {hvp} '
            f'cmdline="{BASE} {guest} {runs}"')
@@ -72,20 +83,44 @@ def run_one(a, arm, inter, log):
     for m in re.finditer(r"\[par\] RESULT bartest (.*)", text):
         kv = dict(x.split("=", 1) for x in m.group(1).split() if "=" in x)
         mode = kv.get("mode") or kv.get("sync")
-        if mode in MODES and kv.get("ok") == "1":
+        if mode in a.modes and kv.get("ok") == "1":
             out[mode] = int(kv["elapsed_ns"]) / 1e6
-    irs = {}
-    for m in re.finditer(r"\[par\] (\w+) (\d+)\s*$", text, re.M):
-        irs[m.group(1)] = int(m.group(2))
-    h = re.search(r"\[par\] lat_hist_us (.*)", text)
-    if h:
-        irs["hist"] = h.group(1).strip()
-    out["irs"] = irs
+    snaps = [parse_irs(seg) for seg in text.split("[par] HVLINUX RUN cat /proc/irs")[1:]]
+    out["irs"] = snaps[-1] if snaps else {}
+    # Counters of each barrier's phase alone (the snapshot before it to the
+    # one after it); lat_max_ns stays the whole boot's.
+    out["phase"] = {}
+    if len(snaps) == len(a.modes) + 1:
+        for i, m in enumerate(a.modes):
+            b, e = snaps[i], snaps[i + 1]
+            d = {k: e[k] - b.get(k, 0) for k in e if isinstance(e[k], int)}
+            d["lat_max_ns"] = e.get("lat_max_ns", 0)
+            d["hist"] = " ".join(f"{k}:{e['hist'][k] - b.get('hist', {}).get(k, 0)}"
+                                 for k in e.get("hist", {}))
+            out["phase"][m] = d
     return out
+
+
+def parse_irs(seg):
+    """One `cat /proc/irs` output (the log from its HVLINUX RUN line on)."""
+    seg = seg.split("[par] HVLINUX RUN", 1)[0]
+    irs = {}
+    for m in re.finditer(r"\[par\] (\w+) (\d+)\s*$", seg, re.M):
+        irs[m.group(1)] = int(m.group(2))
+    h = re.search(r"\[par\] lat_hist_us (.*)", seg)
+    if h:
+        irs["hist"] = {k: int(v) for k, v in (x.split(":") for x in h.group(1).split())}
+    return irs
 
 
 def fmt_ms(v):
     return f"{v:.1f}" if v is not None else "-"
+
+
+def fmt_hist(h):
+    if isinstance(h, dict):
+        return " ".join(f"{k}:{v}" for k, v in h.items())
+    return h or "-"
 
 
 def gain(base, irs):
@@ -107,57 +142,76 @@ def main():
     ap.add_argument("--spin-iters", type=int, default=400)
     ap.add_argument("--work", type=int, default=5000, help="bartest work loops per iteration")
     ap.add_argument("--hog-ms", type=int, default=5000, help="hog run (guest ms)")
-    ap.add_argument("--delay-s", type=int, default=1,
-                    help="par sleeps this long (guest s) before bartest, so the hog runs")
+    ap.add_argument("--delay-s", default="1",
+                    help="par sleeps this long (guest s) before bartest, so the hog runs; "
+                    "a comma list runs one sample per value (Bochs repeats a run exactly, "
+                    "so samples need different timings)")
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="barriers to run, comma list (futex,spin)")
     ap.add_argument("--ips", type=int, default=50000000, help="Bochs instructions/s")
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--out", default="results")
     a = ap.parse_args()
     a.iters = {"futex": a.futex_iters, "spin": a.spin_iters}
+    a.modes = [m for m in a.modes.split(",") if m]
+    if not a.modes or any(m not in MODES for m in a.modes):
+        ap.error(f"--modes: a comma list of {','.join(MODES)}")
     inters = [int(x) for x in a.inter.split(",")]
+    delays = [int(x) for x in a.delay_s.split(",")]
     arms = a.arms.split(",")
 
     res = {}
     for inter in inters:
-        for rep in range(a.reps):
+        for rep, (d, _) in enumerate((d, r) for d in delays for r in range(a.reps)):
             for arm in arms:
                 log = Path(a.out) / "exp-irs-logs" / f"{arm}-{inter}inter-{rep}.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
-                o = run_one(a, arm, inter, log)
+                o = run_one(a, arm, inter, d, log)
+                o["delay_s"] = d
                 res.setdefault((inter, arm), []).append(o)
-                print(f"exp-irs: {inter}-inter {arm} rep {rep}: rc {o['rc']}, "
-                      + ", ".join(f"{m} {fmt_ms(o.get(m))} ms" for m in MODES)
-                      + (f", upcalls {o['irs'].get('upcalls')} migrations "
-                         f"{o['irs'].get('migrations')}" if arm.startswith("irs") else "")
+                ph = o["phase"].get(a.modes[-1], o["irs"])
+                print(f"exp-irs: {inter}-inter {arm} rep {rep} (delay {d} s): rc {o['rc']}, "
+                      + ", ".join(f"{m} {fmt_ms(o.get(m))} ms" for m in a.modes)
+                      + (f", {a.modes[-1]} phase: upcalls {ph.get('upcalls')} migrations "
+                         f"{ph.get('migrations')}" if arm.startswith("irs") else "")
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
 
     def med(inter, arm, m):
+        """Mean of the samples (the table's figure)."""
         v = [o[m] for o in res.get((inter, arm), []) if m in o]
-        return statistics.median(v) if v else None
+        return statistics.mean(v) if v else None
+
+    def spread(inter, arm, m):
+        v = [o[m] for o in res.get((inter, arm), []) if m in o]
+        return f"{min(v):.0f}-{max(v):.0f} (n={len(v)})" if v else "-"
 
     irs_arms = [x for x in arms if x.startswith("irs")]
-    lines = ["| inter. | barrier | arm | vanilla ms | PV ms | IRS ms | IRS vs vanilla | IRS vs PV |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| inter. | barrier | arm | vanilla ms | PV ms | IRS ms | IRS vs vanilla | IRS vs PV "
+             "| spread vanilla / PV / IRS |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for inter in inters:
-        for m in MODES:
+        for m in a.modes:
             for ia in irs_arms:
                 v, p, i = (med(inter, x, m) for x in ("vanilla", "pv", ia))
                 lines.append(f"| {inter} | {m} | {ia} | {fmt_ms(v)} | {fmt_ms(p)} | {fmt_ms(i)} | "
-                             f"{gain(v, i)} | {gain(p, i)} |")
-    lines += ["", "| inter. | arm | upcalls | ack yield | ack block | migrations (to idle / least) | "
+                             f"{gain(v, i)} | {gain(p, i)} | "
+                             + " / ".join(spread(inter, x, m) for x in ("vanilla", "pv", ia))
+                             + " |")
+    lines += ["", f"/proc/irs over the {a.modes[-1]} phase alone (max: whole boot):", "",
+              "| inter. | arm | delay s | upcalls | ack yield | ack block | migrations (to idle / least) | "
               "failed target | wake preempt | upcall-to-ack mean us | max us | histogram |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for inter in inters:
         for o, ia in ((o, ia) for ia in irs_arms for o in res.get((inter, ia), [])):
-            s = o["irs"]
+            s = o["phase"].get(a.modes[-1], o["irs"])
             n = s.get("lat_n", 0)
-            lines.append(f"| {inter} | {ia} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
+            lines.append(f"| {inter} | {ia} | {o['delay_s']} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
                          f"{s.get('ack_block', '-')} | {s.get('migrations', '-')} "
                          f"({s.get('to_idle', '-')} / {s.get('to_least', '-')}) | "
                          f"{s.get('failed_target', '-')} | {s.get('wake_preempt', '-')} | "
                          f"{(s.get('lat_sum_ns', 0) / n / 1000) if n else 0:.1f} | "
-                         f"{s.get('lat_max_ns', 0) / 1000:.1f} | {s.get('hist', '-')} |")
+                         f"{s.get('lat_max_ns', 0) / 1000:.1f} | {fmt_hist(s.get('hist'))} |")
     table = "\n".join(lines)
     print(table)
     Path(a.out).mkdir(parents=True, exist_ok=True)
@@ -165,9 +219,9 @@ def main():
     (Path(a.out) / "exp-irs.md").write_text(
         f"# IRS three arms in Bochs (`{cmd}`)\n\n"
         f"bartest 4 threads, futex {a.futex_iters} / spin {a.spin_iters} iterations of "
-        f"{a.work} work loops; hog VM on pCPUs 0..K-1; {a.reps} run(s) per cell (median).\n\n"
+        f"{a.work} work loops; hog VM on pCPUs 0..K-1; {len(delays) * a.reps} run(s) per cell (mean; spread min-max).\n\n"
         + table + "\n")
-    bad = [k for k, v in res.items() if any(o["rc"] != 0 or not all(m in o for m in MODES)
+    bad = [k for k, v in res.items() if any(o["rc"] != 0 or not all(m in o for m in a.modes)
                                             for o in v)]
     if bad:
         print(f"exp-irs: runs without results: {bad}")
