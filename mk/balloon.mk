@@ -19,8 +19,9 @@
 #                            balloon-d, then vanilla/balloon-s/balloon-d with
 #                            sched_balloon_share=excl (long: Bochs with 4 CPUs).
 #                            The two-VM runs hide AVX-512 from the guests
-#                            (clearcpuid=avx512f): with it, two Linux VMs on one
-#                            pCPU in Bochs lose a user process in about 1 run of 4
+#                            (clearcpuid=avx512f), as when their figures were
+#                            measured: it made the two-VM segfault rarer, whose
+#                            cause (Bochs 2.7's XSAVEC) the hypervisor now hides
 #                            (docs/sched.md "The two-VM segfault")
 BALLOON_EXP := tools/linux/balloonexp.py
 BALLOON_ARGS ?=

@@ -3,6 +3,7 @@
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
 #include "vmx/kvm_pv.h"
+#include "vmx/fpu.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
 #include "lib/fmt.h"
@@ -146,6 +147,8 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	 * guest then owns IA32_TSC_AUX, switched per vCPU by vmx/fpu.c. */
 	vm->cpuid.rdtscp = vm->msrs.rdtscp = vmx_ctl_has(&vmx_caps.proc2, PROC2_RDTSCP);
 	vm->cpuid.rdrand = opt_guest_rdrand;
+	/* Bochs 2.7's XSAVEC writes a layout its XRSTOR does not read (fpu.c). */
+	vm->cpuid.no_xsavec = !fpu_xsavec_ok();
 	if ((err = vm_memory(vm)) || (err = vm_devs_init(vm)) || (err = vm_firmware(vm)) ||
 	    (err = vm_load(vm, k, initrd)))
 		return err;

@@ -54,6 +54,7 @@
 #define L7_EDX_SPEC_MASK  (BIT(10) | BIT(26) | BIT(27) | BIT(28) | BIT(29) | BIT(31))
 
 #define L6_EAX_ARAT       BIT(2)
+#define LD1_EAX_XSAVEC    BIT(1)
 #define LD1_EAX_XSAVES    BIT(3)
 #define X1_ECX_SVM        BIT(2)
 #define X1_EDX_RDTSCP     BIT(27)
@@ -245,6 +246,10 @@ static void cpuid_leaf_xsave(const struct cpuid_policy *p, const struct cpuid_vc
 {
 	if (subleaf == 1 && !p->xsaves)
 		r->eax &= ~(uint32_t)LD1_EAX_XSAVES;
+	/* XSAVES shares XSAVEC's layout: both hidden, and Linux and glibc's
+	 * ld.so save with XSAVEOPT/XSAVE in the standard format. */
+	if (subleaf == 1 && p->no_xsavec)
+		r->eax &= ~(uint32_t)(LD1_EAX_XSAVEC | LD1_EAX_XSAVES);
 	if (!p->xcr0)
 		return;
 	if (subleaf == 0) {

@@ -41,6 +41,7 @@ struct cpuid_policy {
 	bool rdtscp;              /* "enable RDTSCP" secondary control is set */
 	bool invpcid;             /* "enable INVPCID" secondary control is set */
 	bool xsaves;              /* "enable XSAVES/XRSTORS" secondary control is set */
+	bool no_xsavec;           /* hide XSAVEC/XSAVES: the CPU misplaces their layout (fpu_xsavec_ok()) */
 	/* XSAVE user components offered (leaf 0xD, cpuid_policy_xsave()); 0:
 	 * leaf 0xD passes through. Per component (< CPUID_XSAVE_COMPS): size and
 	 * offset in the standard format; xsave_max = size for all of xcr0. */

@@ -8,13 +8,64 @@
 #include "cpu.h"
 #include "arch/x86/msr.h"
 #include "errno.h"
+#include "log.h"
+#include "lib/string.h"
 
 static bool have_xsave, have_rdtscp;
+static bool xsavec_ok;   /* CPUID offers XSAVEC and it writes the SDM's layout */
 static uint64_t xcr0_supported;
 
 static void xsetbv(uint32_t idx, uint64_t v)
 {
 	__asm__ volatile("xsetbv" : : "c"(idx), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+static uint8_t st_std[1024] __attribute__((aligned(64)));
+static uint8_t st_cmp[1024] __attribute__((aligned(64)));
+static uint8_t st_ymm[256];
+
+/* Does XSAVEC write the compacted format where the SDM (vol. 1 §13.4.3,
+ * §13.10) and XRSTOR put it? Load a pattern into the YMM upper halves with a
+ * standard-format XRSTOR (SDM §13.8; right in Bochs too), XSAVEC it and look
+ * for the pattern at byte 576 (xsavec_layout_ok()). Bochs 2.7 fails: its
+ * guests must not be offered XSAVEC (cpuid_filter.c), or a Linux guest
+ * (5.19+ uses XSAVEC for its context switches when XSAVES is hidden) loses
+ * vector registers at every task switch that saves them. Boot CPU only,
+ * before any guest: the registers it dirties are put back in their init
+ * state. */
+static bool xsavec_selftest(void)
+{
+	struct cpuid_regs r;
+	uint64_t m = XCR0_X87 | XCR0_SSE | XCR0_AVX;
+	bool ok;
+
+	cpuid_count(0xd, 1, &r);
+	if (!(r.eax & BIT(1)) || (xcr0_supported & m) != m)
+		return false;   /* no XSAVEC, or no AVX to see a layout by */
+	for (unsigned i = 0; i < 256; i++)
+		st_ymm[i] = (uint8_t)(0x5a ^ (i * 7) ^ (i >> 3)) | 1;
+	memset(st_std, 0, sizeof(st_std));
+	memset(st_cmp, 0, sizeof(st_cmp));
+	*(uint16_t *)st_std = 0x37f;                 /* FCW */
+	*(uint32_t *)(st_std + 24) = 0x1f80;         /* MXCSR */
+	memcpy(st_std + 576, st_ymm, sizeof(st_ymm)); /* standard format: AVX at 576 */
+	*(uint64_t *)(st_std + 512) = XCR0_AVX;      /* XSTATE_BV: x87, SSE init */
+	xsetbv(0, m);
+	__asm__ volatile("xrstor64 (%0)" : : "r"(st_std), "a"((uint32_t)m), "d"(0) : "memory");
+	__asm__ volatile("xsavec64 (%0)" : : "r"(st_cmp), "a"((uint32_t)m), "d"(0) : "memory");
+	*(uint64_t *)(st_std + 512) = 0;             /* all three back to init */
+	__asm__ volatile("xrstor64 (%0)" : : "r"(st_std), "a"((uint32_t)m), "d"(0) : "memory");
+	ok = xsavec_layout_ok(st_cmp, st_ymm);
+	if (!ok) {
+		int at = -1;   /* where the AVX data went (Bochs 2.7: 416) */
+
+		for (unsigned o = 0; at < 0 && o + 16 <= sizeof(st_cmp); o += 16)
+			if (!memcmp(st_cmp + o, st_ymm, 16))
+				at = (int)o;
+		pr_warn("fpu: XSAVEC misplaces the compacted format (AVX at byte %d, not 576: "
+			"Bochs 2.7); XSAVEC/XSAVES not offered to guests\n", at);
+	}
+	return ok;
 }
 
 void fpu_host_init(void)
@@ -28,7 +79,14 @@ void fpu_host_init(void)
 		return;
 	cpuid_count(0xd, 0, &r);
 	xcr0_supported = ((uint64_t)r.edx << 32) | r.eax;
+	if (this_cpu_id() == 0)
+		xsavec_ok = xsavec_selftest();
 	xsetbv(0, XCR0_X87 | XCR0_SSE);
+}
+
+bool fpu_xsavec_ok(void)
+{
+	return xsavec_ok;
 }
 
 int fpu_vcpu_init(struct fpu_state *f)

@@ -17,6 +17,9 @@ struct fpu_state {
 };
 
 void fpu_host_init(void);                 /* every CPU: CR4.OSFXSR/OSXSAVE, XCR0 */
+/* The CPU's XSAVEC may be offered to guests: it exists and its boot self-test
+ * found the SDM's compacted layout (false in Bochs 2.7, docs/sched.md). */
+bool fpu_xsavec_ok(void);
 int fpu_vcpu_init(struct fpu_state *f);   /* area in its initial state */
 void fpu_switch_slow(struct fpu_state *f);
 /* Before entering f's vCPU on this pCPU. Inline: it sits on every slow-path

@@ -30,4 +30,29 @@ static inline bool xcr0_valid(uint64_t v, uint64_t supported)
 		return false;
 	return !amx || amx == (XCR0_XTILECFG | XCR0_XTILEDATA);
 }
+/* The compacted format (SDM vol. 1 §13.4.3): the legacy region and the
+ * header fill bytes 0-575, and the first extended component the image holds
+ * starts at 576; with XCOMP_BV = AVX only, the AVX component (the upper
+ * halves of YMM0-15) fills 576-831. Bochs 2.7's XSAVEC/XSAVES write the
+ * extended components at offsets 160 bytes too low (its loop starts from
+ * the SSE area at 160 and adds the SSE length: AVX lands at 416, across the
+ * header) while its XRSTOR/XRSTORS read them at the SDM's offsets, so every
+ * extended register a guest kernel saves with XSAVEC comes back wrong (the
+ * two-VM segfault, docs/sched.md). `img`: what XSAVEC wrote with RFBM = x87
+ * | SSE | AVX after the AVX component was loaded from `ymm_hi` (256 bytes,
+ * no zero byte); true when the AVX data sit at 576 and XSTATE_BV says so. */
+#define XSAVEC_AVX_OFF 576u
+static inline bool xsavec_layout_ok(const uint8_t *img, const uint8_t *ymm_hi)
+{
+	uint64_t xstate_bv = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		xstate_bv |= (uint64_t)img[512 + i] << (8 * i);
+	if (!(xstate_bv & XCR0_AVX))
+		return false;
+	for (unsigned i = 0; i < 256; i++)
+		if (img[XSAVEC_AVX_OFF + i] != ymm_hi[i])
+			return false;
+	return true;
+}
 #endif

@@ -180,7 +180,9 @@ def sleepy(a, keep):
     else:
         print(f"sleepy: other VM hog {hog[1]}")
     if segfaults(text):
-        print(f"balloonexp: sleepy: {segfaults(text)} user-space segfault(s) in the guests")
+        # The two-VM segfault (docs/sched.md): Bochs 2.7's XSAVEC layout,
+        # hidden from guests since; a lost process is a failure again.
+        errs.append(f"{segfaults(text)} user-space segfault(s) in the guests")
     if errs:
         print(p.stdout[-2000:], file=sys.stderr)
     for e in errs:
@@ -248,9 +250,10 @@ def main():
               f"{b.get('sleeps', '-'):>7} {b.get('cancel', '-'):>6} {b.get('upcalls', '-'):>7} "
               f"{b.get('sleep_ms', '-'):>8} {segv:>4}", flush=True)
         if segv:
-            # Not a failure of the balloon test: two Linux VMs sharing a pCPU
-            # in Bochs lose a user process now and then with any scheduler
-            # option (docs/sched.md "The excl segfault"); counted, not hidden.
+            # Counted: two Linux VMs sharing a pCPU in Bochs used to lose a
+            # user process now and then (docs/sched.md "The two-VM segfault":
+            # Bochs 2.7's XSAVEC, hidden from guests since); the sleepy run
+            # fails on one.
             print(f"balloonexp: {arm}: {segv} user-space segfault(s) in the guests", flush=True)
     if a.check:
         for arm in ("balloon-s", "balloon-d"):
