@@ -171,6 +171,30 @@ done:
 	return 0;
 }
 
+int sched_option_next(char **cur, char **key, char **val)
+{
+	char *s = *cur, *e, *eq;
+
+	while (*s == ' ' || *s == '\t' || *s == ',')
+		s++;
+	if (!*s) {
+		*cur = s;
+		return 0;
+	}
+	for (e = s; *e && *e != ' ' && *e != '\t' && *e != ','; e++)
+		;
+	if (*e)
+		*e++ = '\0';
+	*cur = e;
+	eq = strchr(s, '=');
+	if (!eq)
+		return -EINVAL;
+	*eq = '\0';
+	*key = s;
+	*val = eq + 1;
+	return 1;
+}
+
 /* Before sched_init(). Returns 0, -ENOENT (not ours) or -EINVAL/-ERANGE;
  * every failure is logged with what the option accepts. */
 int sched_option_set(const char *name, const char *value)

@@ -295,6 +295,11 @@ int sched_vcpu_affinity_set(struct sched_vcpu *v, const struct cpumask *m, stime
  * (sched/option.h; list in docs/sched.md). Failures are logged. */
 int sched_option_set(const char *name, const char *value);
 int sched_option_get(const char *name, uint64_t *val);
+/* Walk an option string "a=1 b=2" (separated by spaces, tabs or commas) in
+ * a caller's copy, splitting it in place: 1 with *key and *val set, 0 at its
+ * end, -EINVAL for an item without '='. *cur starts at the copy and
+ * advances (options.c; used by the run-time switch and VM moves). */
+int sched_option_next(char **cur, char **key, char **val);
 /* `sched=` as registered with hv/cmdline (options.c): pass to sched_init(). */
 extern char sched_opt_policy[32];
 

@@ -95,7 +95,7 @@ uint64_t sched_policy_switches(void)
 /* Apply "a=1 b=2" to sched_opts; sw.lock held. 0 or the first error. */
 static int sw_parse_opts(const char *opts)
 {
-	char buf[256], *s, *e;
+	char buf[256], *s, *key, *val;
 	int rc;
 
 	if (!opts)
@@ -103,27 +103,12 @@ static int sw_parse_opts(const char *opts)
 	if (strlen(opts) >= sizeof(buf))
 		return trace_error(-E2BIG);
 	memcpy(buf, opts, strlen(opts) + 1);
-	for (s = buf; *s;) {
-		char *eq;
-
-		while (*s == ' ' || *s == '\t' || *s == ',')
-			s++;
-		if (!*s)
-			break;
-		for (e = s; *e && *e != ' ' && *e != '\t' && *e != ','; e++)
-			;
-		if (*e)
-			*e++ = '\0';
-		eq = strchr(s, '=');
-		if (!eq)
-			return trace_error(-EINVAL);
-		*eq = '\0';
-		rc = sched_option_set(s, eq + 1);
+	for (s = buf; (rc = sched_option_next(&s, &key, &val)) > 0;) {
+		rc = sched_option_set(key, val);
 		if (rc)
 			return rc == -ENOENT ? trace_error(-EINVAL) : rc;
-		s = e;
 	}
-	return 0;
+	return rc ? trace_error(rc) : 0;
 }
 
 int sched_policy_switch(const char *policy, const char *opts, stime_t now)

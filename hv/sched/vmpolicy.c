@@ -196,8 +196,8 @@ int sched_vmpol_opt_vm(const char *opts)
 static int vp_parse(const char *opts, struct sched_options *out, bool *dp, bool *ds)
 {
 	struct sched_options cur = sched_opts;
-	char buf[256], *s, *e;
-	int rc = 0;
+	char buf[256], *s, *key, *val;
+	int rc = 0, n;
 
 	*dp = *ds = false;
 	sched_opts.dp_mode = SCHED_DP_OFF;
@@ -206,38 +206,23 @@ static int vp_parse(const char *opts, struct sched_options *out, bool *dp, bool 
 		rc = -E2BIG;
 	else
 		memcpy(buf, opts, strlen(opts) + 1);
-	for (s = buf; !rc && *s;) {
-		char *eq;
-
-		while (*s == ' ' || *s == '\t' || *s == ',')
-			s++;
-		if (!*s)
-			break;
-		for (e = s; *e && *e != ' ' && *e != '\t' && *e != ','; e++)
-			;
-		if (*e)
-			*e++ = '\0';
-		eq = strchr(s, '=');
-		if (!eq) {
-			rc = -EINVAL;
+	for (s = buf; !rc && (n = sched_option_next(&s, &key, &val)) != 0;) {
+		if (n < 0) {
+			rc = n;
 			break;
 		}
-		*eq = '\0';
-		if (!strcmp(s, "vm")) {
-			s = e;
+		if (!strcmp(key, "vm"))
 			continue;
-		}
-		if (!vp_per_vm_opt(s)) {
-			pr_info("sched: '%s' is a host option, not a VM's\n", s);
+		if (!vp_per_vm_opt(key)) {
+			pr_info("sched: '%s' is a host option, not a VM's\n", key);
 			rc = -EINVAL;
 			break;
 		}
-		rc = sched_option_set(s, eq + 1);
+		rc = sched_option_set(key, val);
 		if (rc == -ENOENT)
 			rc = -EINVAL;
-		*dp |= !strncmp(s, "sched_dp", 8);
-		*ds |= !strncmp(s, "sched_ds", 8);
-		s = e;
+		*dp |= !strncmp(key, "sched_dp", 8);
+		*ds |= !strncmp(key, "sched_ds", 8);
 	}
 	*out = sched_opts;
 	sched_opts = cur;
