@@ -10,9 +10,18 @@
  *   - a VM with at least 2 vCPUs whose rate reaches AUTO_CON_RATE turns CON
  *     (spin-synchronised: its lock holders / barrier peers must run
  *     together, seed 003 §II);
- *   - a CON VM turns back HIT after AUTO_HIT_PERIODS consecutive periods
- *     under AUTO_HIT_RATE (hysteresis: co-scheduling itself removes most of
- *     the spinning it was chosen for).
+ *   - a VM auto turned CON turns back HIT after AUTO_HIT_PERIODS
+ *     consecutive periods under AUTO_HIT_RATE (hysteresis: co-scheduling
+ *     itself removes most of the spinning it was chosen for);
+ *   - a VM the user declared CON (`type=con` at creation, or set by hand
+ *     under this policy) stays CON: seed 003 §V-B makes the type the
+ *     administrator's configuration, and §I counts "no concurrent or
+ *     synchronization detection is needed" among co-scheduling's merits.
+ *     The absence of PLE/yield exits is no evidence against CON: a guest
+ *     that spins without PAUSE (or with ple=off) exits for neither, and
+ *     turning such a VM HIT cost 2.7x against cs/pcs on cosched_solo_con
+ *     (docs/sched.md "sched=auto"). auto adds CON on evidence only and
+ *     takes back only what it added.
  * Second, per VM and with the same period and hysteresis, the two seed 001
  * mechanisms, as the VM's own variants (hv/sched/vmpolicy.c):
  *   - differential slices (§5.2: "DS was only effective in optimizing
@@ -69,6 +78,7 @@ static struct auto_vm {
 	uint64_t yields;          /* VM's st.nyield sum at the last period */
 	stime_t run;              /* VM's RUNNING time at the last period */
 	uint8_t quiet;            /* consecutive periods under AUTO_HIT_RATE */
+	uint8_t auto_con;         /* CON by auto's choice (a user's CON stays) */
 	/* DS / DP (seed 001 §5): sums at the last period, state. */
 	uint64_t cycles, stall, wpre, blocks;
 	uint8_t ds_on, ds_quiet, dp_on, dp_quiet;
@@ -86,6 +96,14 @@ static int auto_init(void)
 {
 	memset(avm, 0, sizeof(avm));
 	return cosched_init(&auto_variant);
+}
+
+/* A new VM (or every VM at a switch to auto) starts with no history: a
+ * CON type it has now is the user's, not auto's. */
+static int auto_vm_init(struct sched_vm *vm)
+{
+	memset(&avm[vm->id % AUTO_MAX_VMS], 0, sizeof(avm[0]));
+	return csched_vm_init(vm);
 }
 
 /* One VM, master pCPU after credit's accounting, no lock held. Returns the
@@ -130,6 +148,8 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		a->quiet = 0;
 		return rate >= AUTO_CON_RATE ? SCHED_TYPE_CON : -1;
 	}
+	if (!a->auto_con)
+		return -1;   /* the user's CON (seed 003 §V-B): not auto's to undo */
 	a->quiet = rate < AUTO_HIT_RATE ? (uint8_t)MIN(a->quiet + 1, 255) : 0;
 	return a->quiet >= AUTO_HIT_PERIODS ? SCHED_TYPE_HIT : -1;
 }
@@ -213,6 +233,7 @@ static void auto_acct(stime_t now)
 		if (t < 0 || sched_vm_param_set(vms[i], SCHED_PARAM_TYPE, (uint64_t)t))
 			continue;
 		avm[vms[i]->id % AUTO_MAX_VMS].quiet = 0;
+		avm[vms[i]->id % AUTO_MAX_VMS].auto_con = t == SCHED_TYPE_CON;
 		/* arg: new type (0 HIT, 1 CON) | yields per running second << 8. */
 		auto_trail(vms[i], now, (uint64_t)t | MIN(rate, (uint64_t)1 << 40) << 8);
 		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s)\n",
@@ -229,7 +250,7 @@ SCHED_POLICY_REGISTER(auto) = {
 	.vm_priv = CSCHED_VM_BYTES + CSCHED_VM_EXT_BYTES,
 	.pcpu_priv = CSCHED_PCPU_BYTES,
 	.init = auto_init, .pcpu_init = csched_pcpu_init,
-	.vm_init = csched_vm_init, .vm_adjust = csched_vm_adjust,
+	.vm_init = auto_vm_init, .vm_adjust = csched_vm_adjust,
 	.vcpu_insert = csched_vcpu_insert, .vcpu_remove = csched_vcpu_remove,
 	.wake = csched_wake, .sleep = csched_sleep, .pick = csched_pick,
 	.yield = csched_yield, .pick_cpu = csched_pick_cpu,

@@ -263,15 +263,20 @@ START_TEST(test_move_errors_and_host_switch)
 	ck_assert_int_eq(b->sv.params.type, SCHED_TYPE_CON);
 	ck_assert_int_eq(b->sv.pol.dp, SCHED_VMPOL_HOST);
 	ck_assert_ptr_null(sched_sys.hooks);
-	/* Under auto: pinned HIT by a move to credit, however much it spins
-	 * (these hogs do not: auto would turn it HIT by itself after 3
-	 * periods; pinned CON by pcs stays CON). */
+	/* Under auto: pinned CON by a move to pcs, pinned HIT by a move to
+	 * credit, however much (or little) it spins; back on auto, the type
+	 * declared at creation (CON) is the user's and stays although these
+	 * hogs make no PLE exit (seed 003 §V-B; auto only takes back a CON it
+	 * chose itself). */
 	move("b", "pcs", NULL);
 	run_to(S.now + 10 * sched_sys.acct_ns);
 	ck_assert_int_eq(b->sv.params.type, SCHED_TYPE_CON);
+	move("b", "credit", NULL);
+	run_to(S.now + 10 * sched_sys.acct_ns);
+	ck_assert_int_eq(b->sv.params.type, SCHED_TYPE_HIT);
 	move("b", "auto", NULL);
 	run_to(S.now + 10 * sched_sys.acct_ns);
-	ck_assert_int_eq(b->sv.params.type, SCHED_TYPE_HIT);   /* auto's choice again */
+	ck_assert_int_eq(b->sv.params.type, SCHED_TYPE_CON);   /* the user's, kept */
 	check_consistent();
 	sim_free(&S);
 }
