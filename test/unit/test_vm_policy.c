@@ -9,28 +9,11 @@
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
-#include "../../tools/sim/sim.h"
+#include "sim_fixture.h"
 #include "sched/cosched.h"
 #include "errno.h"
 
 extern unsigned long long vprof_stub_events[VPE_NEVENTS];
-
-static struct sim S;
-
-static void setup(const char *policy, const char *text)
-{
-	char err[256];
-
-	ck_assert_msg(sim_parse(&S, text, err, sizeof(err)) == 0, "parse: %s", err);
-	snprintf(S.policy, sizeof(S.policy), "%s", policy);
-	ck_assert_int_eq(sim_setup(&S), 0);
-}
-
-static void run_to(stime_t t)
-{
-	S.duration = t;
-	sim_run(&S);
-}
 
 static struct sim_vm *VM(const char *name)
 {
