@@ -192,6 +192,8 @@ bool sched_vcpu_irq_pending(struct sched_vcpu *v);
 /* Adaptive DP, eq. 1-2 (preempt.c): the new delay from one period's figures. */
 stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t_fair,
 			stime_t lo, stime_t hi);
+/* Adaptive DP's t_fair (preempt.c): span x min(1, npcpus x weight / wsum). */
+stime_t sched_dp_fair(stime_t span, unsigned npcpus, uint32_t weight, uint64_t wsum);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
 void sched_options_defaults(void);
 /* sched_options_defaults() unless done (before the first set/get, sched_init). */

@@ -33,8 +33,41 @@ static stime_t sched_dp_fixed(struct sched_pcpu *p, struct sched_vcpu *prev,
 	return sched_opts.dp_delay;
 }
 
-/* Adaptive DP (seed 001 §5.1): the delay is the waking vCPU's own, the one
- * it "waits to preempt the current running vCPU". */
+/*
+ * Adaptive DP (seed 001 §5.1, eq. 1-2), as read from the paper (docs/sched.md
+ * "Adaptive DP against the paper"):
+ *  - Whose delay: the waking vCPU's. "A positive lag increases the delay a
+ *    vCPU waits to preempt the current running vCPU, giving other
+ *    applications more time to execute." The vCPU that waits is the one
+ *    that would preempt; were the delay the running vCPU's, a positive lag
+ *    would protect an over-served vCPU longer and give it *more* time.
+ *  - Sign: lag > 0 (computed more than t_fair) lengthens the delay, lag < 0
+ *    shortens it; "MICROSECS(10) is to ensure no-zero changes in case delay
+ *    becomes zero", so the delay may reach 0 (our lower bound, default 0).
+ *    The paper gives no upper bound; ours is sched_dp_max_us (20 ms).
+ *  - t_comp, t_idle: "We decompose runtime into compute and idle time and
+ *    the latter includes sync and steal time": RUNNING, and BLOCKED (sync of
+ *    a blocking program, §2.1) + RUNNABLE (steal, §2.1), so t_comp + t_idle
+ *    is the vCPU's wall time in the window.
+ *  - t_fair: "the ideal fair allocation of CPU time", its "expected fair
+ *    share in a shared environment": the VM weight share of pCPU time (§3.1
+ *    "We assigned equal weights to both VMs, assuming a fair allocation of
+ *    the CPU"; §3.2: with fair allocation "the ratio of steal and compute
+ *    time should be 1" for an always-runnable thread, i.e. half the wall
+ *    time for two equal VMs), computed as Xen's credit_fair: the machine's
+ *    time split by VM weight over the active (here non-OFFLINE) vCPUs, at
+ *    most one pCPU (sched_dp_fair). That is also what makes the paper's
+ *    argument hold: "If all vCPUs ... attain their fair share, the idle time
+ *    would be dominated by the steal time" (pCPUs fully used).
+ *  - Window: the paper does not say; we update once per accounting period
+ *    (credit: 30 ms, where Xen's csched_acct hands out credit_fair) from
+ *    that period's figures. A cumulative window (figures since the start)
+ *    was measured and changes no result (docs/sched.md).
+ * So eq. 1-2 only ever lengthen the delay of a waker that got more than its
+ * weight share: they correct a skew toward the vCPU that wakes most (§3.2's
+ * "resilient" fine-grained programs), and leave all delays near 0 when every
+ * side is under its share (idle time, not skew).
+ */
 static stime_t sched_dp_adaptive(struct sched_pcpu *p, struct sched_vcpu *prev,
 				 struct sched_vcpu *waker, stime_t now)
 {
@@ -66,14 +99,28 @@ stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t
 	return delay;
 }
 
+/* t_fair of eq. 1 for a vCPU whose VM has `weight`, over `span` of wall
+ * time: its part of npcpus x span when the machine is split by VM weight
+ * over the active vCPUs (wsum = the sum, over every active vCPU, of its VM's
+ * weight; credit's and Xen's credit_fair per-active-vCPU weighting), at most
+ * the span (one vCPU uses one pCPU at a time). 0 if nothing is active. */
+stime_t sched_dp_fair(stime_t span, unsigned npcpus, uint32_t weight, uint64_t wsum)
+{
+	stime_t fair;
+
+	if (span <= 0 || !wsum)
+		return 0;
+	fair = (stime_t)((uint64_t)span * npcpus * weight / wsum);
+	return MIN(fair, span);
+}
+
 /*
  * Once per accounting period (master pCPU, no runqueue lock): eq. 1-2 for
  * every vCPU that was not OFFLINE. t_comp = RUNNING time in the period,
- * t_idle = BLOCKED (sync) + RUNNABLE (steal) time, t_fair = the period times
- * the vCPU's pCPU share: npcpus x its VM's weight over the summed VM weights
- * of all non-OFFLINE vCPUs (credit's per-active-vCPU weighting), at most one
- * pCPU. Reads other pCPUs' vCPU totals without their locks: a figure may be
- * off by the one transition racing with it, which the next period absorbs.
+ * t_idle = BLOCKED (sync) + RUNNABLE (steal) time, t_fair = sched_dp_fair
+ * over non-OFFLINE vCPUs. Reads other pCPUs' vCPU totals without their
+ * locks: a figure may be off by the one transition racing with it, which
+ * the next period absorbs.
  */
 static void sched_dp_acct(stime_t now)
 {
@@ -103,9 +150,7 @@ static void sched_dp_acct(stime_t now)
 			idle = MAX(idle, (stime_t)0);
 			if (READ_ONCE(v->state) == SCHED_OFFLINE || !wsum || comp + idle <= 0)
 				continue;
-			fair = (stime_t)((uint64_t)(comp + idle) * sched_sys.npcpus *
-					 vm->params.weight / wsum);
-			fair = MIN(fair, comp + idle);
+			fair = sched_dp_fair(comp + idle, sched_sys.npcpus, vm->params.weight, wsum);
 			d = sched_dp_update(v->dp_delay, comp, idle, fair, sched_opts.dp_min,
 					    sched_opts.dp_max);
 			WRITE_ONCE(v->dp_delay, d);

@@ -275,6 +275,73 @@ START_TEST(test_dp_equations)
 	ck_assert_int_eq(sched_dp_update(US(100), 0, MS(10), MS(10), US(50), MS(20)), US(50));
 	/* An empty period leaves it alone. */
 	ck_assert_int_eq(sched_dp_update(US(700), 0, 0, 0, 0, MS(20)), US(700));
+	/* Sign: exactly the fair share (lag 0) keeps the delay, from 0 too. */
+	ck_assert_int_eq(sched_dp_update(US(700), MS(15), MS(15), MS(15), 0, MS(20)), US(700));
+	ck_assert_int_eq(sched_dp_update(0, MS(15), MS(15), MS(15), 0, MS(20)), 0);
+	/* Under the fair share from 0: eq. 2 would go to -lag x 10 us < 0; the
+	 * lower bound (0 by default: the paper lets the delay "become zero")
+	 * holds it there, so an under-served waker never waits. */
+	ck_assert_int_eq(sched_dp_update(0, MS(6), MS(24), MS(15), 0, MS(20)), 0);
+	/* The largest fall, lag -1 (no compute, fair = the whole span): delay
+	 * - (delay + 10 us), below any delay, so the lower bound. */
+	ck_assert_int_eq(sched_dp_update(MS(5), 0, MS(30), MS(30), US(100), MS(20)), US(100));
+	/* The largest rise, lag +1: delay + delay + 10 us. */
+	ck_assert_int_eq(sched_dp_update(MS(5), MS(30), 0, 0, 0, MS(20)), MS(10) + US(10));
+	/* Multiplicative: +1/6 then -1/6 (a 10 ms on / 10 ms off loop's 30 ms
+	 * periods, 20 then 10 ms of compute against 15) lands below the start. */
+	ck_assert_int_lt(sched_dp_update(sched_dp_update(MS(8), MS(20), MS(10), MS(15), 0, MS(20)),
+					 MS(10), MS(20), MS(15), 0, MS(20)), MS(8));
+}
+END_TEST
+
+/* t_fair of eq. 1 (sched_dp_fair): the VM weight share of the machine over
+ * the active vCPUs, at most one pCPU. */
+START_TEST(test_dp_fair_share)
+{
+	/* Seed 001 §3.1/§5: two equal 4-vCPU VMs on 4 pCPUs: half of each
+	 * vCPU's wall time. */
+	ck_assert_int_eq(sched_dp_fair(MS(30), 4, 256, 8 * 256), MS(15));
+	/* Weights 512 : 256, one vCPU each on one pCPU: 2/3 and 1/3. */
+	ck_assert_int_eq(sched_dp_fair(MS(30), 1, 512, 768), MS(20));
+	ck_assert_int_eq(sched_dp_fair(MS(30), 1, 256, 768), MS(10));
+	/* Fewer active vCPUs than pCPUs: one pCPU each at most. */
+	ck_assert_int_eq(sched_dp_fair(MS(30), 4, 256, 2 * 256), MS(30));
+	/* Nothing active or an empty span. */
+	ck_assert_int_eq(sched_dp_fair(MS(30), 4, 256, 0), 0);
+	ck_assert_int_eq(sched_dp_fair(0, 4, 256, 256), 0);
+	/* No overflow for long spans, many pCPUs and the largest weight. */
+	ck_assert_int_eq(sched_dp_fair(MS(10000), 64, 65535, 128ull * 65535), MS(5000));
+}
+END_TEST
+
+/* Adaptive DP holds a wake-up for the *waker's* own delay ("the delay a
+ * vCPU waits to preempt the current running vCPU"), not the running one's. */
+START_TEST(test_dp_adaptive_waker_delay)
+{
+	struct sched_vcpu *a, *b;
+
+	ck_assert_int_eq(sched_option_set("sched_dp", "adaptive"), 0);
+	setup_machine(1, false);
+	a = sched_at(0);
+	b = other(a);
+	a->dp_delay = MS(3);
+	b->dp_delay = MS(7);
+	sched_block(a, MS(1));
+	ck_assert_ptr_eq(sched_at(MS(1)), b);
+	sched_wake(a, MS(2));                       /* BOOST: would preempt b */
+	ck_assert_ptr_eq(sched_at(MS(2)), b);
+	ck_assert_int_eq(P[0].dp_until, MS(5));     /* a's 3 ms, not b's 7 */
+	ck_assert(sched_timer_fire(&P[0], MS(5)));
+	ck_assert_ptr_eq(sched_at(MS(5)), a);
+	/* A waker whose delay is 0 preempts at once, whatever prev's. */
+	a->dp_delay = 0;
+	sched_block(a, MS(6));
+	ck_assert_ptr_eq(sched_at(MS(6)), b);
+	sched_wake(a, MS(7));
+	ck_assert_ptr_eq(sched_at(MS(7)), a);
+	ck_assert_int_eq(P[0].dp_until, STIME_MAX);
+	ck_assert_int_eq(b->st.ndelayed, 1);        /* held once, as prev */
+	ck_assert_int_eq(b->st.npreempt, 2);
 }
 END_TEST
 
@@ -476,6 +543,8 @@ int main(void)
 	tcase_add_test(tc, test_dp_sa_ordering);
 	tcase_add_test(tc, test_dp_equations);
 	tcase_add_test(tc, test_dp_adaptive);
+	tcase_add_test(tc, test_dp_fair_share);
+	tcase_add_test(tc, test_dp_adaptive_waker_delay);
 	tcase_add_test(tc, test_ds_draw_points);
 	tcase_add_test(tc, test_ds_cap_cut_not_lengthened);
 	tcase_add_test(tc, test_ds_seeded_per_pcpu);
