@@ -5,7 +5,7 @@ off. Generates the scenarios, runs hvsim, prints a table beside the paper's
 numbers and, with --check, asserts the shapes (make test-sim runs it).
 
   repro_preempt.py [--hvsim build/sim/hvsim] [--check] [--only dp|ds|ple] [--dp-sweep]
-                   [--dp-why [--seeds 1,2,3]]
+                   [--dp-why [--seeds 1,2,3]] [--dp-sides [--seeds 1,2,3]]
 """
 import argparse
 import math
@@ -47,23 +47,36 @@ FIG9_GAP = ("a blocking program's slowdown in hvsim is its use of the machine al
             "any delay at most {gain:.1f}% to win over credit overall (paper 12%); credit already "
             "splits the machine about evenly and idles little, and `--dp-why` shows no grain, "
             "imbalance, serial phase, rate limit or cache-refill cost that makes a delay win "
-            "more than seed noise")
+            "more than seed noise; and eq. 1-2 find no skew to correct: under credit no vCPU "
+            "computes more than {lag:+.3f} of its pCPU over t_fair (eq. 1's lag over the run)")
 
 
 # Why Fig. 9a's per-foreground preference does not show (measured: --dp-sweep,
-# --dp-why).
-FIG9A_GAP = ("with CPU time as work a delay only moves pCPU time from the program that wakes "
-             "to the one running, so each foreground prefers the delay that holds its "
-             "background back most: beside the 20-30 ms background the longest delay is best "
-             "for both foregrounds (--dp-sweep); the split shows only when the fine programs "
-             "sync every 2-3 ms, about the short delay (--dp-why), and then with no gmean gain")
+# --dp-why, --dp-sides). {c2}/{c8}: the coarse fg under DP(2ms)/DP(8ms);
+# {f2}/{f8} the fine fg; {fb}/{ff}: the fine fg with 8 ms on only the bg's /
+# only its own wake-ups; {fc}: credit.
+FIG9A_GAP = ("the coarse fg's half {chalf} (DP(8ms) {c8:.3f} vs DP(2ms) {c2:.3f}: it rarely "
+             "wakes, so a delay mostly holds the bg's wake-ups); the fine fg's half fails "
+             "(DP(8ms) {f8:.3f} vs DP(2ms) {f2:.3f}): a delay holds both the bg's wake-ups, "
+             "which helps the fine fg (8 ms on those only: {fb:.3f}), and its own, which hurts "
+             "it ({ff:.3f}; credit {fc:.3f}), and beside the 20-30 ms bg (the paper's "
+             "streamcluster grain) the help grows faster with the delay than the hurt "
+             "(--dp-sides); the fine fg prefers the short delay only where holding its own "
+             "wake-ups costs it more, which hvsim shows when the fine programs sync every 2-3 ms "
+             "(--dp-why: 3/3 seeds), not at the paper's grains (20-30 ms and 5-7 s: 0/3)")
 
 
-# Why adaptive DP stays at credit in the §5.1 case (measured: dmax).
-P51_GAP = ("eq. 1-2 lengthen only the delay of a vCPU that computed more than t_fair: "
-           "the waking loops compute exactly their 50% (= t_fair of two vCPUs per pCPU) and the "
-           "program less, so every lag is <= 0 and every delay stays ~0, while the gain of a "
-           "fixed delay comes from delaying the loops' wake-ups")
+# Why adaptive DP stays at credit in the §5.1 case (measured each run: the
+# fixed delay applied to one side's wake-ups only, and credit's lags).
+P51_GAP = ("eq. 1-2 lengthen only the delay of a waker that computed more than t_fair "
+           "(seed 001: 'A positive lag increases the delay a vCPU waits to preempt the current "
+           "running vCPU'); here the delay pays on wakers under t_fair: 8 ms on the program's "
+           "wake-ups only gives gmean {gp:.3f}, on the loops' only {gl:.3f} (credit {gc:.3f}), "
+           "and under credit the program's vCPUs compute at most {lp:+.3f} and the loops' "
+           "{ll:+.3f} of their pCPU off t_fair (half; eq. 1's lag over the run), so eq. 1-2 take "
+           "every delay to ~0: the loss is idle time with both sides under t_fair, not a skew "
+           "toward one side, which is all eq. 1-2 correct")
+SIDE = {"fg": "program's", "bg": "loops'"}
 
 
 def run(hvsim, text, opts=()):
@@ -84,6 +97,29 @@ def run(hvsim, text, opts=()):
         elif kind == "vcpu":
             res.setdefault("vcpu", []).append(kv)
     return res
+
+
+T_FAIR = 0.5   # sched_dp_fair here: two equal-weight 4-vCPU VMs on 4 pCPUs
+
+
+def lags(res):
+    """Eq. 1 over the whole run for every vCPU: (t_comp - t_fair) / (t_comp
+    + t_idle) = running share of its wall time - T_FAIR; the largest per VM."""
+    out = {}
+    for v in res.get("vcpu", []):
+        wall = sum(float(v[k]) for k in ("running_ms", "runnable_ms", "blocked_ms", "offline_ms"))
+        if wall > 0:
+            lag = float(v["running_ms"]) / wall - T_FAIR
+            out[v["vm"]] = max(out.get(v["vm"], -1.0), lag)
+    return out
+
+
+def one_side(text, vm, delay_us):
+    """The scenario with a fixed delay on the wake-ups that would preempt
+    `vm`'s running vCPUs only (a per-VM policy from time 0, docs/sched.md
+    "Moving one VM between policies"). Pinned 1:1, the waker is then always
+    a vCPU of the other VM: vm=fg holds the bg's wake-ups, vm=bg the fg's."""
+    return text + f"switch 0ms credit vm={vm} sched_dp_us={delay_us}\n"
 
 
 def dp_delay_max_us(hvsim, text, opts):
@@ -171,6 +207,7 @@ def fig9(hvsim, fgs=None, bgs=None, dp=None, seed=9, extra="", dmax=True):
                     "dmax_us": dp_delay_max_us(hvsim, text, opts)
                     if dmax and "sched_dp=adaptive" in opts else None,
                     "u": (uf, ub),
+                    "lag": lags(r),
                     "inflation": infl,
                     "floor": 2 * math.sqrt(uf * ub) * infl,
                 }
@@ -208,6 +245,7 @@ def why_variants():
     return [
         ("Fig. 9 pairs as above", base, "", []),
         ("no rate limit (Xen 4.0.2)", base, "", ["sched_ratelimit_us=0"]),
+        ("paper grains: coarse 5-7 s", progs("20ms..30ms", "5s..7s", 150, 3), "duration 300s\n", []),
         ("fine grain 2-3 ms", progs("2ms..3ms", "1s..1500ms", 1500, 3), "", []),
         ("equal 25 ms / 1.25 s", progs("25ms", "1250ms", 150, 3), "", []),
         ("uneven 5-45 ms / 0.5-2 s", progs("5ms..45ms", "500ms..2s", 150, 3), "", []),
@@ -252,6 +290,39 @@ def dp_why(hvsim, seeds):
     return out
 
 
+def dp_sides(hvsim, seeds):
+    """--dp-sides: each Fig. 9 pair (ours, and with the paper's grains: fine
+    20-30 ms streamcluster, coarse 5-7 s fluidanimate) with a fixed delay on
+    every wake-up, on the bg's wake-ups only (the fg's running vCPUs
+    protected) and on the fg's only: the fg's slowdown, mean over seeds, and
+    in how many seeds DP(2ms) beats DP(8ms) for it (Fig. 9a: yes for the
+    fine fg, no for the coarse, beside the fine bg)."""
+    fine, paper = why_variants()[0][1], why_variants()[2]
+    sets = [("ours", fine, ""), ("paper grains", paper[1], paper[2])]
+    cols = [("credit", None, None)] + [(f"{w}{d // 1000}", w, d) for d in (2000, 8000)
+                                        for w in ("all", "bg", "fg")]
+    out = []
+    for label, (fgs, bgs), extra in sets:
+        for fk in fgs:
+            for bk in bgs:
+                acc = {c: [] for c, _, _ in cols}
+                for sd in seeds:
+                    text = scenario(fgs[fk], bgs[bk], extra, sd)
+                    solo = float(run(hvsim, scenario(fgs[fk], None, extra, sd))
+                                 ["vm"]["fg"]["completion_ms"])
+                    for c, w, d in cols:
+                        if w is None:
+                            r = run(hvsim, text)
+                        elif w == "all":
+                            r = run(hvsim, text, [f"sched_dp_us={d}"])
+                        else:   # w's wake-ups held: protect the other VM
+                            r = run(hvsim, one_side(text, "fg" if w == "bg" else "bg", d))
+                        acc[c].append(float(r["vm"]["fg"]["completion_ms"]) / solo)
+                short = sum(a < b for a, b in zip(acc["all2"], acc["all8"]))
+                out.append((label, fk, bk, {c: sum(v) / len(v) for c, v in acc.items()}, short))
+    return [c for c, _, _ in cols], out
+
+
 # §5.1's motivating case (Fig. 7): a blocking parallel program beside 4-loop
 # periodic interference (10 ms on / 10 ms off, §2.4), pinned. Both sides sleep,
 # so pCPUs idle while a loop's wake-up preempts a thread about to block.
@@ -259,7 +330,10 @@ P51_GRAINS = {"1-3ms": "1ms..3ms", "20-30ms": "20ms..30ms"}
 
 
 def dp_periodic(hvsim):
-    rows = []
+    """Rows per grain and setting, and per grain what explains adaptive DP:
+    credit's largest eq. 1 lag per VM over the run, and the gmean with 8 ms
+    on one side's wake-ups only (held[X] = X's wake-ups held)."""
+    rows, why = [], {}
     for grain, t in P51_GRAINS.items():
         iters = 3000 if grain == "1-3ms" else 150
         base = (f"pcpus {PCPUS}\nduration 60s\nvm fg vcpus=4\nbarrier b 4\nprogram p\n"
@@ -267,17 +341,26 @@ def dp_periodic(hvsim):
                 f"thread fg.0-3 p\n")
         solo = float(run(hvsim, base + pins("fg"))["vm"]["fg"]["completion_ms"])
         text = base + "vm bg vcpus=4\nthread bg.0-3 periodic 10ms 10ms\n" + pins("fg", "bg")
-        for name, opts in DP:
-            r = run(hvsim, text, opts)
+
+        def slowdowns(r):
             end = float(r["run"]["end_ms"])
             fgs = float(r["vm"]["fg"]["completion_ms"]) / solo
             bgs = 0.5 * PCPUS * end / float(r["vm"]["bg"]["cpu_ms"])   # alone: 50% duty
+            return fgs, bgs, end
+        for name, opts in DP:
+            r = run(hvsim, text, opts)
+            fgs, bgs, end = slowdowns(r)
             rows.append((grain, name, fgs, bgs, math.sqrt(fgs * bgs),
                          float(r["run"]["idle_ms"]) / (PCPUS * end),
                          sum(int(v["delayed"]) for v in r["vcpu"]),
                          dp_delay_max_us(hvsim, text, opts) if "sched_dp=adaptive" in opts
                          else None))
-    return rows
+            if name == "credit":
+                why[grain] = {"lag": lags(r), "held": {}}
+        for held, protect in (("fg", "bg"), ("bg", "fg")):
+            fgs, bgs, _ = slowdowns(run(hvsim, one_side(text, protect, 8000)))
+            why[grain]["held"][held] = math.sqrt(fgs * bgs)
+    return rows, why
 
 
 def fig10(hvsim):
@@ -325,8 +408,23 @@ def main(argv):
                     help="only: Fig. 9 pairs under fixed delays 0-16 ms (fg slowdown/gmean)")
     ap.add_argument("--dp-why", action="store_true",
                     help="only: Fig. 9 overall gmean per testbed/program variant (why no split)")
-    ap.add_argument("--seeds", default="1,2,3", help="workload seeds of --dp-why (1,2,3)")
+    ap.add_argument("--dp-sides", action="store_true",
+                    help="only: Fig. 9 fg slowdowns with the delay on both / the bg's / the fg's "
+                    "wake-ups (why Fig. 9a's split does not show)")
+    ap.add_argument("--seeds", default="1,2,3", help="workload seeds of --dp-why/--dp-sides (1,2,3)")
     a = ap.parse_args(argv)
+    if a.dp_sides:
+        seeds = [int(x) for x in a.seeds.split(",")]
+        cols, rows = dp_sides(a.hvsim, seeds)
+        print(f"Fig. 9 fg slowdown, mean of workload seeds {a.seeds}: allD = D ms on every "
+              "wake-up, bgD = on the bg's wake-ups only (the fg protected), fgD = on the fg's "
+              "only; 2<8 = seeds where DP(2ms) beats DP(8ms) for the fg. Paper (Fig. 9a, fine "
+              "bg): 2 ms best for fine fgs, 8 ms for coarse ones.")
+        print(f"  {'grains':13}{'fg/bg':14}" + "".join(f"{c:>8}" for c in cols) + f"{'2<8':>6}")
+        for label, fk, bk, m, short in rows:
+            print(f"  {label:13}{fk + '/' + bk:14}" + "".join(f"{m[c]:8.3f}" for c in cols)
+                  + f"{short:4d}/{len(seeds)}")
+        return 0
     if a.dp_why:
         seeds = [int(x) for x in a.seeds.split(",")]
         print(f"Fig. 9 overall gmean of the 4 pairs per variant, workload seeds {a.seeds}: gain vs "
@@ -388,9 +486,11 @@ def main(argv):
         floor = {k[:2]: by[k][3]["floor"] for k in by if k[2] == "credit"}
         for (fk, bk), fl in floor.items():
             u = by[(fk, bk, "credit")][3]["u"]
+            lg = by[(fk, bk, "credit")][3]["lag"]
             print(f"  floor {fk + '/' + bk:14} u {u[0]:.3f}/{u[1]:.3f}  2 sqrt(u_fg u_bg) = {fl:.3f}"
                   f"  credit {by[(fk, bk, 'credit')][2]:.3f}: no scheduler wins more than "
-                  f"{100 * (1 - fl / by[(fk, bk, 'credit')][2]):.1f}%")
+                  f"{100 * (1 - fl / by[(fk, bk, 'credit')][2]):.1f}%; credit's largest eq. 1 lag "
+                  f"fg {lg['fg']:+.3f} bg {lg['bg']:+.3f}")
         gfloor = math.exp(sum(math.log(v) for v in floor.values()) / len(floor))
         maxgain = 100 * (1 - gfloor / allg["credit"])
         print(f"  overall floor {gfloor:.3f}: no scheduler can beat credit by more than "
@@ -416,19 +516,34 @@ def main(argv):
             # The paper's shapes (§5.1, Fig. 9): known gaps, see FIG9_GAP.
             xfail(allg["adaptive"] <= 0.95 * allg["credit"],
                   f"adaptive DP overall gmean >= 5% below credit (paper 12%): "
-                  f"{allg['adaptive']:.3f} vs {allg['credit']:.3f}", FIG9_GAP.format(gain=maxgain, infl=100 * worst))
+                  f"{allg['adaptive']:.3f} vs {allg['credit']:.3f}", FIG9_GAP.format(
+                      gain=maxgain, infl=100 * worst,
+                      lag=max(max(by[k][3]["lag"].values()) for k in by if k[2] == "credit")))
             fine = by[("fine", "fine", "DP(2ms)")][0] < by[("fine", "fine", "DP(8ms)")][0]
             coarse = by[("coarse", "fine", "DP(8ms)")][0] < by[("coarse", "fine", "DP(2ms)")][0]
+            # The fine fg's two sides: 8 ms on the bg's wake-ups only, on its own only.
+            text = scenario(FG["fine"], BG["fine"])
+            solo = float(run(a.hvsim, scenario(FG["fine"], None))["vm"]["fg"]["completion_ms"])
+            fgs = {w: float(run(a.hvsim, one_side(text, p, 8000))["vm"]["fg"]["completion_ms"]) / solo
+                   for w, p in (("bg", "fg"), ("fg", "bg"))}
             xfail(fine and coarse, "fine bg (Fig. 9a): DP(2ms) best for the fine fg, DP(8ms) for "
-                  "the coarse fg", FIG9A_GAP)
+                  "the coarse fg", FIG9A_GAP.format(
+                      chalf="holds" if coarse else "fails", c2=by[("coarse", "fine", "DP(2ms)")][0],
+                      c8=by[("coarse", "fine", "DP(8ms)")][0], f2=by[("fine", "fine", "DP(2ms)")][0],
+                      f8=by[("fine", "fine", "DP(8ms)")][0], fb=fgs["bg"], ff=fgs["fg"],
+                      fc=by[("fine", "fine", "credit")][0]))
     if a.only in (None, "dp"):
-        rows = dp_periodic(a.hvsim)
+        rows, why = dp_periodic(a.hvsim)
         print("§5.1 case, pinned: blocking program (barrier every 1-3 / 20-30 ms) beside 4-loop "
               "periodic interference 10/10 ms (bg slowdown = CPU rate vs its 50% alone):")
         for grain, name, fgs, bgs, g, idle, held, dm in rows:
             dms = f"{dm:.0f}us" if dm is not None else "-"
             print(f"  {grain:8} {name:9} fg {fgs:6.3f} bg {bgs:6.3f} gmean {g:6.3f} "
                   f"idle {100 * idle:5.1f}% held {held:5d} dmax {dms:>8}")
+        for gr, w in why.items():
+            print(f"  {gr:8} 8 ms on one side's wake-ups only: program's held gmean "
+                  f"{w['held']['fg']:.3f}, loops' held {w['held']['bg']:.3f}; credit's largest "
+                  f"eq. 1 lag (run) program {w['lag']['fg']:+.3f}, loops {w['lag']['bg']:+.3f}")
         if a.check:
             by = {(gr, n): (g, idle) for gr, n, _, _, g, idle, _, _ in rows}
             for gr in P51_GRAINS:
@@ -437,9 +552,20 @@ def main(argv):
                      f"{gr}: DP(8ms) cuts idle pCPU time and the gmean slowdown vs credit")
                 best = min(by[(gr, n)][0] for n in ("DP(2ms)", "DP(8ms)"))
                 cr, ad = by[(gr, "credit")][0], by[(gr, "adaptive")][0]
+                w = why[gr]
+                pay = [x for x in ("fg", "bg") if w["held"][x] < cr]
+                # The premise of the XFAIL below: the delay pays only on wakers
+                # that are under t_fair, whose delays eq. 1-2 never lengthen.
+                want(pay and all(w["lag"][x] <= 0.01 for x in pay),
+                     f"{gr}: the wakers whose held wake-ups pay "
+                     f"({', '.join(SIDE[x] for x in pay) or 'none'}) compute no more than t_fair "
+                     f"under credit (largest lag program {w['lag']['fg']:+.3f}, loops "
+                     f"{w['lag']['bg']:+.3f})")
                 xfail(cr - ad >= 0.5 * (cr - best),
                       f"{gr}: adaptive DP wins at least half the best fixed delay's gain "
-                      f"(credit {cr:.3f}, adaptive {ad:.3f}, best fixed {best:.3f})", P51_GAP)
+                      f"(credit {cr:.3f}, adaptive {ad:.3f}, best fixed {best:.3f})",
+                      P51_GAP.format(gp=w["held"]["fg"], gl=w["held"]["bg"], gc=cr,
+                                     lp=w["lag"]["fg"], ll=w["lag"]["bg"]))
     if a.only in (None, "ds"):
         rows = fig10(a.hvsim)
         print(f"Fig. 10 shape, pinned (completion ms, credit 30 ms slices vs DS 10-30 ms, DS mean "
