@@ -91,10 +91,11 @@ test-preempt-bochs: $(PREEMPT_GUEST) all
 TEST_TARGETS += test-preempt-bochs
 
 # The whole issue-13 experiment: Bochs checks, then the simulator's seed 001
-# Fig. 9 / Fig. 10 / PLE tables, Fig. 9 per testbed variant (--dp-why) and the
-# slowdown-prediction MAPE.
+# Fig. 9 / Fig. 10 / PLE tables, Fig. 9 per testbed variant (--dp-why), Fig. 9
+# with the delay on one side's wake-ups (--dp-sides) and the slowdown-prediction MAPE.
 exp-preempt: test-preempt-bochs $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-why
+	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-sides --seeds 1,2,3,4,5,6
 	@$(PYTHON) tools/sim/predict_sim.py --hvsim $(BUILD)/sim/hvsim
 .PHONY: test-preempt-bochs exp-preempt
