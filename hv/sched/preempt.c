@@ -62,7 +62,8 @@ static stime_t sched_dp_fixed(struct sched_pcpu *p, struct sched_vcpu *prev,
  *  - Window: the paper does not say; we update once per accounting period
  *    (credit: 30 ms, where Xen's csched_acct hands out credit_fair) from
  *    that period's figures. A cumulative window (figures since the start)
- *    was measured and changes no result (docs/sched.md).
+ *    and one since the vCPU's last wake were measured and change no result
+ *    (docs/sched.md).
  * So eq. 1-2 only ever lengthen the delay of a waker that got more than its
  * weight share: they correct a skew toward the vCPU that wakes most (§3.2's
  * "resilient" fine-grained programs), and leave all delays near 0 when every
