@@ -476,8 +476,8 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 	/* The guard (above): set within the period, kept until the refill;
 	 * else re-checked at the earliest time it can hold, every vCPU
 	 * burning from now on: left - n t < P n (span - t), i.e. t >
-	 * (left - P n span) / (n (1 - P)), at least a tick of the guard's own
-	 * away (it converges as the VM's real rate is below n). */
+	 * (left - P n span) / (n (1 - P)), at least 500 us on (the checks
+	 * converge on the crossing, the VM's real rate being below n). */
 	guard = false;
 	if (mode == SCHED_BALLOON_NWC && balloon_guard_pct && listened && n) {
 		stime_t want = balloon_guard_pct * (stime_t)n * span / 100;
