@@ -28,12 +28,15 @@ struct sched_shared_page {
 	uint32_t sa_seq;         /* 36: seq of the latest SA upcall (first 1) */
 	uint32_t abi_version;    /* 40: HV_PV_ABI_VERSION, written at registration */
 	uint32_t sa_grace_us;    /* 44: how long an ack is waited for (sched_sa_limit_us) */
-	uint64_t reserved[2];    /* 48: zero */
+	uint32_t balloon_guard;  /* 48: 1 while NWC and the budget is short (sched_balloon_guard) */
+	uint32_t reserved0;      /* 52: zero */
+	uint64_t reserved[1];    /* 56: zero */
 };
 _Static_assert(sizeof(struct sched_shared_page) == 64, "guest ABI layout");
 _Static_assert(__builtin_offsetof(struct sched_shared_page, steal_ns) == 16, "guest ABI layout");
 _Static_assert(__builtin_offsetof(struct sched_shared_page, reasons) == 32, "guest ABI layout");
 _Static_assert(__builtin_offsetof(struct sched_shared_page, sa_grace_us) == 44, "guest ABI layout");
+_Static_assert(__builtin_offsetof(struct sched_shared_page, balloon_guard) == 48, "guest ABI layout");
 
 /*
  * Rules for implementations: every callback may be called with pCPU runqueue

@@ -421,6 +421,25 @@ int sched_sa_ack(struct sched_vcpu *v, unsigned op, uint32_t seq, stime_t now)
 enum { SCHED_BALLOON_SHARE_PAPER = 0, SCHED_BALLOON_SHARE_EXCL = 1 };
 static uint8_t balloon_share;
 
+/*
+ * sched_balloon_guard=P (our extension; 0 = off, the default; docs/sched.md
+ * "Balloon mode"): seed 004 §4.3 wants compute to run "only when there are
+ * sufficient credits left until the next accounting period to avoid a
+ * forcible suspension" (capping) and "only if it will not cause the VM to
+ * enter the OVER state" (sharing). With static priority (§4.4) NWC does
+ * that: the balloon outranks compute. With dynamic priority (§4.5, footnote
+ * 2) compute keeps running in NWC and CFS gives it (1 - r_io)/2 of each
+ * vCPU, so a VM whose share is 50% asks for (1 + r_io)/2 and is parked
+ * before the refill (capped) or lands OVER, its next wake not BOOSTed
+ * (sharing). The guard marks an NWC VM whose budget has fallen below P% of
+ * what its vCPUs could burn until the refill, left < P/100 x n x (refill -
+ * now), in the shared page (`balloon_guard` = 1, with the mode upcall): the
+ * guest then ranks the balloon above compute, as with static priority,
+ * until the refill decides afresh. P is the share of a vCPU the guest's
+ * I/O is assumed to need in that last stretch.
+ */
+static stime_t balloon_guard_pct;
+
 /* Does a listening VM other than vm use one of vm's pCPUs; *wc: one of
  * those is WC in the period ending at refill. Master pCPU (every balloon
  * decision runs there), vm_lock for the list. */
@@ -464,7 +483,7 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 	unsigned n = 0, nv, pos, ncpu;
 	struct cpumask cpus;
 	uint8_t mode;
-	bool changed, listened = false, shared = false, other_wc = false;
+	bool changed, guard, listened = false, shared = false, other_wc = false;
 
 	left = sched_sys.ops->vm_budget(vm, now, &refill);
 	cpumask_zero(&cpus);
@@ -500,13 +519,33 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 	}
 	if (mode == SCHED_BALLOON_WC)
 		vm->balloon_wc_until = refill;
+	/* The guard (above): set within the period, kept until the refill;
+	 * else re-checked at the earliest time it can hold, every vCPU
+	 * burning from now on: left - n t < P n (span - t), i.e. t >
+	 * (left - P n span) / (n (1 - P)), at least 500 us on (the checks
+	 * converge on the crossing, the VM's real rate being below n). */
+	guard = false;
+	if (mode == SCHED_BALLOON_NWC && balloon_guard_pct && listened && n) {
+		stime_t want = balloon_guard_pct * (stime_t)n * span / 100;
+
+		guard = (vm->balloon_guard && vm->balloon_guard_until == refill) || left < want;
+		if (guard) {
+			vm->balloon_guard_until = refill;
+			next = STIME_MAX;
+		} else {
+			stime_t t = (left - want) * 100 / ((stime_t)n * (100 - balloon_guard_pct));
+
+			next = MIN(next, now + MAX(t, SCHED_US(500)));
+		}
+	}
 	/* The mid-period re-check only for a VM that can hear the mode change
 	 * (a vCPU subscribed to the mode upcall): others are decided once a period and
 	 * their pCPUs keep the timer pattern they had without the balloon. */
 	if (!listened)
 		next = STIME_MAX;
-	changed = mode != vm->balloon_mode;
+	changed = mode != vm->balloon_mode || guard != vm->balloon_guard;
 	WRITE_ONCE(vm->balloon_mode, mode);
+	WRITE_ONCE(vm->balloon_guard, guard);
 	WRITE_ONCE(vm->credit_left, left);
 	if (changed)
 		vm->nballoon_switch++;
@@ -533,11 +572,12 @@ static stime_t sched_balloon_vm(struct sched_vm *vm, stime_t now)
 			if (sp) {
 				sched_shared_begin(sp);
 				sp->balloon_mode = mode;
+				sp->balloon_guard = guard;
 				sp->credit_left_ns = left;
 				sched_shared_end(sp);
 			}
 			if (changed) {
-				sched_trace_event(p->id, v, VPE_BALLOON_MODE, now, mode);
+				sched_trace_event(p->id, v, VPE_BALLOON_MODE, now, guard ? 2 : mode);
 				/* Same vector as the SA upcall (PV ABI v1), only to a vCPU
 				 * that subscribed (HV_SA_REG_BALLOON); it also ends a
 				 * balloon sleep, being an interrupt for the vCPU. */
@@ -640,6 +680,9 @@ static void sched_dp_us_set(void)
 static const char *const sched_dp_modes[] = { "off", "fixed", "adaptive", NULL };
 
 static const char *const sched_balloon_shares_names[] = { "paper", "excl", NULL };
+
+SCHED_OPT_INT(sched_balloon_guard, balloon_guard_pct, 1, 0, 90, 0,
+	      "NWC guard: balloon above compute once the budget < N% of the vCPUs' time to the refill (0 = off)");
 
 SCHED_OPT_ENUM(sched_balloon_share, balloon_share, sched_balloon_shares_names,
 	       SCHED_BALLOON_SHARE_PAPER,

@@ -115,7 +115,9 @@ void sched_shared_page_init(struct sched_vcpu *v, stime_t now)
 		sp->sa_seq = v->sa_seq;
 		sp->abi_version = HV_PV_ABI_VERSION;
 		sp->sa_grace_us = (uint32_t)(sched_opts.sa_limit / 1000);
-		sp->reserved[0] = sp->reserved[1] = 0;
+		sp->balloon_guard = v->vm->balloon_guard;
+		sp->reserved0 = 0;
+		sp->reserved[0] = 0;
 		sched_shared_end(sp);
 	}
 	sched_vcpu_unlock(p);

@@ -140,6 +140,7 @@ struct sched_vm {
 	/* Balloon (seed 004 §4.3, preempt.c sched_balloon_acct): the mode the
 	 * last accounting period decided and the policy's vm_budget then. */
 	uint8_t  balloon_mode;         /* enum sched_balloon_mode */
+	uint8_t  balloon_guard;        /* NWC and short of budget (sched_balloon_guard) */
 	int64_t  credit_left;          /* ns; shared page credit_left_ns */
 	uint64_t nballoon_switch;      /* mode changes */
 	/* The VM's own policy inside the host's family (vmpolicy.c, docs/sched.md
@@ -159,6 +160,7 @@ struct sched_vm {
 	struct cpumask balloon_cpus;
 	uint8_t  balloon_listened;
 	stime_t  balloon_wc_until;
+	stime_t  balloon_guard_until;  /* refill ending the period the guard was set in */
 	uint64_t priv[SCHED_VM_PRIV_WORDS];
 };
 enum { SCHED_VMPOL_HOST = 0, SCHED_VMPOL_OFF = 1, SCHED_VMPOL_OWN = 2 };

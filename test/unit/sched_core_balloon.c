@@ -345,7 +345,8 @@ START_TEST(test_shared_page_init)
 	ck_assert_uint_eq(fake_page.sa_pending, 0);
 	ck_assert_uint_eq(fake_page.preempted, 0);
 	ck_assert_uint_eq(fake_page.balloon_mode, HV_BALLOON_WC);
-	ck_assert_uint_eq(fake_page.reserved[0] | fake_page.reserved[1], 0);
+	ck_assert_uint_eq(fake_page.balloon_guard, 0);
+	ck_assert_uint_eq(fake_page.reserved0 | fake_page.reserved[0], 0);
 	ck_assert_uint_eq(fake_page.reasons, 0xa5a5a5a5u);   /* the guest's field: untouched */
 	ck_assert_uint_eq(fake_page.version % 2, 0);
 	ck_assert_uint_gt(fake_page.version, 4);
@@ -383,6 +384,67 @@ START_TEST(test_balloon_uncapped_wc)
 }
 END_TEST
 
+/* sched_balloon_guard=25 (preempt.c): an NWC VM running flat out is
+ * re-checked at the earliest time its budget can fall below 25% of its time
+ * to the refill, marked (page, upcall, VPE_BALLOON_MODE arg 2) while budget
+ * is still left, kept so until the refill, and cleared by it. Off (the
+ * default), test_balloon_mode shows no such re-check. */
+START_TEST(test_balloon_guard)
+{
+	unsigned long long ev0;
+	struct sched_vcpu *a;
+	stime_t t, b, want, tg;
+
+	ck_assert_int_ne(sched_option_set("sched_balloon_guard", "95"), 0);
+	ck_assert_int_eq(sched_option_set("sched_balloon_guard", "25"), 0);
+	setup_machine(1, 1, false);
+	sched_vm_param_set(&VM[0], SCHED_PARAM_CAP, 50);
+	a = sched_at(0, 0);
+	ck_assert_int_eq(sched_sa_register(a, 0xf3 | HV_SA_REG_BALLOON), 0);
+	for (t = MS(1); t < MS(30); t += MS(1)) {
+		sched_timer_fire(&P[0], t);
+		sched_at(0, t);
+	}
+	sched_timer_fire(&P[0], MS(30));                    /* refill: NWC, no guard yet */
+	ck_assert_ptr_eq(sched_at(0, MS(30)), a);
+	b = VM[0].credit_left;
+	want = MS(30) / 4;
+	ck_assert_int_gt(b, want);
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_eq(VM[0].balloon_guard, 0);
+	ck_assert_uint_eq(fake_page.balloon_guard, 0);
+	tg = MS(30) + (b - want) * 100 / 75;
+	ck_assert_int_eq(sched_sys.next_balloon, MIN(tg, MS(60) - b));
+	ev0 = vprof_stub_events[VPE_BALLOON_MODE];
+	fake_page.reasons = 0;
+	/* a runs on (the balloon never sleeps): re-checks until the guard. */
+	t = MS(30);
+	while (!VM[0].balloon_guard && sched_sys.next_balloon < MS(60)) {
+		ck_assert_int_gt(sched_sys.next_balloon, t);
+		t = sched_sys.next_balloon;
+		sched_timer_fire(&P[0], t);
+		ck_assert_ptr_eq(sched_at(0, t), a);
+	}
+	ck_assert_int_eq(VM[0].balloon_guard, 1);
+	ck_assert_int_eq(VM[0].balloon_mode, SCHED_BALLOON_NWC);
+	ck_assert_int_lt(VM[0].credit_left, (MS(60) - t) / 4);
+	ck_assert_int_gt(VM[0].credit_left, 0);             /* before the budget is gone */
+	ck_assert_uint_eq(fake_page.balloon_guard, 1);
+	ck_assert_uint_eq(fake_page.balloon_mode, HV_BALLOON_NWC);
+	ck_assert_uint_eq(fake_page.reasons, HV_UPCALL_BALLOON_MODE);
+	ck_assert_int_eq(fake_vector, 0xf3);
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, 1);
+	ck_assert_int_eq(sched_sys.next_balloon, STIME_MAX);   /* kept to the refill */
+	fake_page.reasons = 0;
+	ck_assert_int_eq(sched_sleep(a, 0, t), 0);          /* the guest's balloon */
+	sched_timer_fire(&P[0], MS(60));                    /* refill: cleared */
+	ck_assert_int_eq(VM[0].balloon_guard, 0);
+	ck_assert_uint_eq(fake_page.balloon_guard, 0);
+	ck_assert_uint_eq(fake_page.reasons, HV_UPCALL_BALLOON_MODE);
+	ck_assert_int_eq(vprof_stub_events[VPE_BALLOON_MODE] - ev0, 2);
+}
+END_TEST
+
 /* Without a competitor there is nothing to announce. */
 
 void sched_core_balloon_add(TCase *tc)
@@ -397,4 +459,5 @@ void sched_core_balloon_add(TCase *tc)
 	tcase_add_test(tc, test_balloon_many_vcpus);
 	tcase_add_test(tc, test_shared_page_init);
 	tcase_add_test(tc, test_balloon_uncapped_wc);
+	tcase_add_test(tc, test_balloon_guard);
 }

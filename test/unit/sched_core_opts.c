@@ -74,6 +74,7 @@ START_TEST(test_option_registry)
 		{ "sched_relaxed_costop", 1 }, { "ple", 1 }, { "ple_directed", 1 },
 		{ "ple_window", 4096 }, { "ple_window_min", 1024 }, { "ple_window_max", 16384 },
 		{ "ple_recent_us", 1000 }, { "sched_balloon_share", 0 },
+		{ "sched_balloon_guard", 0 },
 	};
 	const struct sched_opt *o;
 	unsigned n = 0;

@@ -78,6 +78,8 @@ def run_arm(arm, a, keep):
             "--name", f"linux-balloon-{arm}", "--timeout", str(a.timeout)]
     for w in extra + a.append:
         argv += ["--append", w]
+    if a.hv_cmdline:   # was passed only with --share
+        argv += ["--hv-cmdline", a.hv_cmdline]
     log = keep / f"hv-smp{a.vcpus}-serial.log"
     log.unlink(missing_ok=True)   # never read a previous run's log
     p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -205,7 +207,7 @@ def main():
     ap.add_argument("--append", action="append", default=[], help="extra kernel cmdline word")
     ap.add_argument("--hv", default="build/hv.elf")
     ap.add_argument("--hv-cmdline", default="",
-                    help="hypervisor command line (--share runs), e.g. sched_balloon_share=excl")
+                    help="hypervisor command line, e.g. sched_balloon_share=excl or sched_balloon_guard=25")
     ap.add_argument("--kernel", default="build/linux/bzImage")
     ap.add_argument("--initrd", default="build/linux/initramfs.cpio")
     ap.add_argument("--timeout", type=int, default=240)

@@ -50,10 +50,14 @@ void rq_remove(struct sim_vcpu *v, struct sim_thread *t)
 static int trank(const struct sim *s, const struct sim_thread *t)
 {
 	const struct sim_vm *vm = &s->vm[t->vm];
+	/* The hypervisor's NWC guard (sched_balloon_guard, docs/sched.md): the
+	 * dynamic guest ranks as the static one until the refill. */
+	bool st = vm->balloon == 1 ||
+		  (vm->balloon == 2 && pv_balloon_guard(&s->vcpu[t->vcpu]));
 
-	if (t->cls == TC_IO && (vm->io_rt || vm->balloon == 1))
+	if (t->cls == TC_IO && (vm->io_rt || st))
 		return 2;
-	if (t->cls == TC_BALLOON && vm->balloon == 1)
+	if (t->cls == TC_BALLOON && st)
 		return 1;
 	return 0;
 }
@@ -599,7 +603,11 @@ void guest_resumed(struct sim *s, struct sim_vcpu *v)
 		v->balloon_asleep = false;
 		v->bal_sleep_ns += s->now - v->sleep_since;
 	}
-	if (vm->cfs && v->cur && gap > 0 && (!vm->steal_clock || v->cur == v->balloon))
+	/* Under the NWC guard the balloon holds the budget's reserve, outside
+	 * CFS's sharing (it ranks above compute then): its sleep is not charged,
+	 * or compute would be owed that time and burn it after the refill. */
+	if (vm->cfs && v->cur && gap > 0 && (!vm->steal_clock ||
+	    (v->cur == v->balloon && !pv_balloon_guard(v))))
 		v->cur->vruntime += gap;
 }
 

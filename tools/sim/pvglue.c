@@ -122,3 +122,9 @@ uint32_t pv_balloon_mode(const struct sim_vcpu *v)
 {
 	return READ_ONCE(v->shp.balloon_mode);
 }
+
+/* The page's balloon_guard (sched_balloon_guard): NWC and short of budget. */
+bool pv_balloon_guard(const struct sim_vcpu *v)
+{
+	return READ_ONCE(v->shp.balloon_guard) != 0;
+}

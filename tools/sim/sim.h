@@ -255,6 +255,7 @@ int pv_sleep(struct sim *s, struct sim_vcpu *v, stime_t timeout);
 bool pv_preempted(const struct sim_vcpu *v);
 bool pv_sa_pending(const struct sim_vcpu *v);
 uint32_t pv_balloon_mode(const struct sim_vcpu *v);
+bool pv_balloon_guard(const struct sim_vcpu *v);
 bool pv_irq_pending(void *ctx, struct sched_vcpu *v);
 #define SIM_UPCALL_VECTOR 0xf3   /* Linux HYPERVISOR_CALLBACK_VECTOR */
 /* guest.c, the PV guest model */
