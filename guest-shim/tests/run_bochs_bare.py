@@ -20,30 +20,20 @@ import tempfile
 import time
 from pathlib import Path
 
-RC = """megs: 128
-romimage: file=/usr/share/bochs/BIOS-bochs-latest
-vgaromimage: file=/usr/share/vgabios/vgabios.bin
-cpu: model={model}, count={cpus}, ips=10000000, reset_on_triple_fault=0, ignore_bad_msrs=0
-pci: enabled=1, chipset=i440fx
-display_library: term
-speaker: enabled=0
-ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
-ata0-master: type=cdrom, path="{iso}", status=inserted
-boot: cdrom
-com1: enabled=1, mode=file, dev="{serial}"
-log: "{log}"
-panic: action=fatal
-error: action=report
-info: action=ignore
-debug: action=ignore
-clock: sync=none, time0=1
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from hvrun_lib.bochsrc import bochsrc  # noqa: E402
+
 GRUB = """set timeout=0
 menuentry guest {{
   multiboot /boot/{name} bochs=1
   boot
 }}
 """
+
+
+def rc_text(model, cpus, iso, serial, log):
+    return bochsrc(mem=128, iso=iso, serial=serial, log=log, model=model, cpus=cpus,
+                   ips=10000000, sound=False, info="ignore")
 
 
 def main():
@@ -64,8 +54,7 @@ def main():
         subprocess.run(["grub-mkrescue", "-o", str(iso), str(t / "root")], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         serial = t / "serial.txt"
-        (t / "bochsrc").write_text(RC.format(model=a.model, cpus=a.cpus, iso=iso,
-                                             serial=serial, log=t / "bochs.log"))
+        (t / "bochsrc").write_text(rc_text(a.model, a.cpus, iso, serial, t / "bochs.log"))
         (t / "cont").write_text("c\nquit\n")
         master, slave = pty.openpty()
         p = subprocess.Popen(["bochs-bin", "-q", "-f", str(t / "bochsrc"), "-rc", str(t / "cont")],

@@ -13,7 +13,7 @@ void *gpa_to_hva(struct vm *vm, uint64_t gpa, uint64_t len)
 	return vm->ram + gpa;
 }
 
-static void paging_now(struct gpaging *pg)
+void guest_paging(struct gpaging *pg)
 {
 	pg->cr0 = vmx_guest_cr0();
 	pg->cr3 = vmx_guest_cr3();
@@ -30,7 +30,7 @@ int guest_linear_to_gpa(struct vcpu *v, uint64_t la, bool write, uint64_t *gpa)
 {
 	struct gpaging pg;
 
-	paging_now(&pg);
+	guest_paging(&pg);
 	return gwalk(&pg, v->vm->ram, v->vm->ram_size, la, write, gpa);
 }
 
@@ -40,7 +40,7 @@ static int copy_linear(struct vcpu *v, uint64_t la, void *buf, size_t n, bool wr
 	struct gpaging pg;
 	uint8_t *b = buf;
 
-	paging_now(&pg);
+	guest_paging(&pg);
 	if (fetch)
 		pg.smap = false;
 	while (n) {

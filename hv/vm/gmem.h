@@ -23,6 +23,8 @@ static inline bool gpaging_smap(uint64_t cr4, uint64_t rflags)
 {
 	return (cr4 & X86_CR4_SMAP) && !(rflags & (1ull << 18));
 }
+/* The current VMCS's paging state, for a data access at the guest's CPL. */
+void guest_paging(struct gpaging *pg);
 /* Translate a linear address; returns 0, -EFAULT (not present, a table
  * outside RAM, not canonical) or -EACCES (U/S, R/W or SMAP forbid the access;
  * write = the access is a write). Pure given the RAM block: unit-testable. */

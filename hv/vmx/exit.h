@@ -31,12 +31,6 @@ extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
 /* vm/vprof_glue.c: the exit while v's VM is profiled. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason);
-/* vm/io.c, for vmx/exit_io.c's port accesses that may move a device deadline
- * or the 8259's output (vm_devs_pio_retimes): the access by a vCPU other than
- * 0 to a platform device, and what the run loop must do afterwards. */
-void vm_io_pio_ap_platform(struct vcpu *v, uint16_t port, unsigned size, bool in,
-			   uint32_t *val);
-void vm_io_retimed(struct vcpu *v);
 
 /* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
  * profiled: one flag read otherwise) and call its handler. Inline: it sits
@@ -94,7 +88,7 @@ enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exi
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 
 /* Handlers living in other files. */
-enum exit_action exit_io(struct vcpu *v, struct exit_info *x);
+enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
 enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x);

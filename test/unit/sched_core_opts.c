@@ -104,7 +104,10 @@ START_TEST(test_option_registry)
 			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 		ck_assert_msg(sched_option_set(o->name, buf) == 0, "%s=%s", o->name, buf);
 	}
-	ck_assert_uint_eq(n, ARRAY_SIZE(want) + 1);   /* + sched_test_local_us */
+	/* want[] pins the defaults of today's options; a new option registered
+	 * in its policy's file passes the loop above without an edit here
+	 * (issue 11: one file per option). */
+	ck_assert_uint_ge(n, ARRAY_SIZE(want) + 1);   /* + sched_test_local_us */
 	ck_assert_ptr_null(sched_option_at(n));
 }
 END_TEST

@@ -35,6 +35,18 @@ static const struct dev_model REVERSED = { .name = "r", .init = nop_init, .pio =
 static const struct dev_model HALF_TIMED = { .name = "h", .init = nop_init, .pio = nop_pio,
 	.next_deadline = nop_dl, DEV_PIO_RANGES({ 0x10, 0x10, 0 }) };
 
+/* The models of the image when the registry came (ab31920). */
+static bool known_model(const char *name)
+{
+	static const char *const known[] = { "uart", "pit", "rtc", "acpipm", "fwcfg", "debugexit",
+					     "pci_absent", "kbd", "post" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(known[i], name))
+			return true;
+	return false;
+}
+
 START_TEST(test_image_set_builds)
 {
 	const struct dev_model *m[DEV_MAX];
@@ -56,13 +68,24 @@ START_TEST(test_image_set_builds)
 		ck_assert_msg(!(R.port[untimed[i]] & DEV_PIO_TIMED), "port %#x", untimed[i]);
 	for (size_t i = 0; i < sizeof(timed) / sizeof(timed[0]); i++)
 		ck_assert_msg(R.port[timed[i]] & DEV_PIO_TIMED, "port %#x", timed[i]);
-	for (uint32_t p = 0; p < 65536; p++)
+	/* Checked over the ports of today's models and the unclaimed ones, so
+	 * that a new model (one file, docs/CONVENTIONS.md) needs no edit here. */
+	for (uint32_t p = 0; p < 65536; p++) {
+		unsigned idx = R.port[p] & DEV_PORT_IDX;
+
+		if (idx && !known_model(R.slot[idx - 1].model->name))
+			continue;
 		ck_assert_msg(!(R.port[p] & DEV_PIO_TIMED_READ) == (p != 0x71), "port %#x", p);
-	/* Timer sweep in port order: PIT, RTC, ACPI PM (as before the registry). */
-	ck_assert_uint_eq(R.nr_timed, 3);
-	ck_assert_str_eq(R.slot[R.timed_slot[0]].model->name, "pit");
-	ck_assert_str_eq(R.slot[R.timed_slot[1]].model->name, "rtc");
-	ck_assert_str_eq(R.slot[R.timed_slot[2]].model->name, "acpipm");
+	}
+	/* Timer sweep in port order: PIT, RTC, ACPI PM (as before the registry),
+	 * whatever timed models come between. */
+	const char *const sweep[] = { "pit", "rtc", "acpipm" };
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < R.nr_timed && k < 3; i++)
+		if (!strcmp(R.slot[R.timed_slot[i]].model->name, sweep[k]))
+			k++;
+	ck_assert_uint_eq(k, 3);
 }
 END_TEST
 

@@ -30,6 +30,9 @@ import termios
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hvrun_lib.bochsrc import bochsrc  # noqa: E402
+
 BASE_CMDLINE = ("console=ttyS0,115200 earlyprintk=serial,ttyS0,115200 no_timer_check "
                 "tsc=reliable lpj=10000000 idle=halt panic=-1 quiet")
 
@@ -56,26 +59,10 @@ def qemu_argv(a, cpus, cmdline, serial):
             "-kernel", a.kernel, "-initrd", a.initrd, "-append", cmdline]
 
 
-BOCHSRC = """\
-megs: {mem}
-romimage: file=/usr/share/bochs/BIOS-bochs-latest
-vgaromimage: file=/usr/share/vgabios/vgabios.bin
-cpu: model={model}, count={cpus}, ips=50000000, reset_on_triple_fault=1, ignore_bad_msrs=1
-pci: enabled=1, chipset=i440fx
-display_library: term
-speaker: enabled=0
-sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
-ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
-ata0-master: type=cdrom, path="{iso}", status=inserted
-boot: cdrom
-com1: enabled=1, mode=file, dev="{serial}"
-log: "{log}"
-panic: action=fatal
-error: action=report
-info: action=ignore
-debug: action=ignore
-clock: sync=none, time0=1
-"""
+def bochsrc_text(mem, model, cpus, iso, serial, log):
+    return bochsrc(mem=mem, iso=iso, serial=serial, log=log, model=model, cpus=cpus,
+                   ips=50000000, triple_fault_reset=True, ignore_bad_msrs=True,
+                   info="ignore")
 
 
 def bochs_iso(a, cmdline, work):
@@ -156,8 +143,7 @@ def bochs_argv(a, cpus, cmdline, serial, work):
     else:
         iso, mem = bochs_iso(a, cmdline, work), a.mem
     rc = work / "bochsrc"
-    rc.write_text(BOCHSRC.format(mem=mem, model=a.bochs_cpu, cpus=cpus, iso=iso,
-                                 serial=serial, log=work / "bochs.log"))
+    rc.write_text(bochsrc_text(mem, a.bochs_cpu, cpus, iso, serial, work / "bochs.log"))
     (work / "cont.rc").write_text("c\n")
     return ["bochs", "-q", "-f", str(rc), "-rc", str(work / "cont.rc")]
 
