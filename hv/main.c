@@ -22,6 +22,7 @@
 #include "arch/x86/pic.h"
 #include "vmx/caps.h"
 #include "vmx/fpu.h"
+#include "vmx/apicv.h"
 
 struct boot_info boot_info;
 static volatile bool vmx_go;
@@ -144,6 +145,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	boot_cpus();
 	pmu_init();        /* before VMX: QEMU TCG stops at start_vmx */
 	start_vmx();
+	apicv_host_init();   /* the VID gate's self-test: BSP, before any VM */
 	pmu_glue_init();
 	sched_glue_init();
 	vprof_glue_init(&boot_info);

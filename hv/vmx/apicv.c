@@ -6,6 +6,7 @@
  * the pCPU running that vCPU. */
 #include "vmx/apicv.h"
 #include "vmx/apicv_calc.h"
+#include "vmx/vid_selftest.h"
 #include "vmx/vmcs.h"
 #include "vmx/caps.h"
 #include "cmdline.h"
@@ -21,10 +22,13 @@ static bool opt_apicv_vid = true;
 CMDLINE_BOOL(apicv_vid, opt_apicv_vid, "with apicv: use virtual-interrupt delivery "
 	     "(off: TPR shadow and TPR threshold, interrupts injected)");
 
+/* The gate in force: on until apicv_host_init() decides (vid_selftest.c). */
 static bool opt_apicv_vid_gate = true;
-CMDLINE_BOOL(apicv_vid_gate, opt_apicv_vid_gate, "with virtual-interrupt delivery: never enter "
-	     "with a virtual interrupt the guest cannot take at once (Bochs 2.7 delivers it "
-	     "with IF=0 when a host interrupt arrives; issue 17, docs/interrupts.md)");
+static int opt_vid_gate_mode = VID_GATE_AUTO;
+CMDLINE_ENUM(apicv_vid_gate, opt_vid_gate_mode, vid_gate_mode_names, "with virtual-interrupt "
+	     "delivery: never enter with a virtual interrupt the guest cannot take at once (Bochs "
+	     "2.7 delivers it with IF=0 when a host interrupt arrives; docs/vmx.md \"The VID gate\"); "
+	     "auto: on only if the boot self-test sees that bug");
 
 enum apicv_mode { AV_NONE = 0, AV_XAPIC, AV_X2APIC, AV_DISABLED };
 
@@ -56,6 +60,14 @@ static bool cpu_has(uint32_t proc2_bits)
 {
 	return vmx_ctl_has(&vmx_caps.proc, PROC_TPR_SHADOW | PROC_SECONDARY) &&
 	       vmx_ctl_has(&vmx_caps.proc2, proc2_bits);
+}
+
+void apicv_host_init(void)
+{
+	const char *skip = !opt_apicv ? "apicv=off" : !opt_apicv_vid ? "apicv_vid=off" :
+		!cpu_has(PROC2_VIRT_INTR_DELIV) ? "the CPU has no virtual-interrupt delivery" : NULL;
+
+	opt_apicv_vid_gate = vid_selftest_gate_at_boot(opt_vid_gate_mode, skip);
 }
 
 bool apicv_vm_enabled(const struct vm *vm)

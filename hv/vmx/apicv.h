@@ -9,6 +9,10 @@
 #define HV_VMX_APICV_H
 #include "vm/vm.h"
 
+/* BSP, after VMXON on every CPU, before any VM: settle apicv_vid_gate
+ * (auto: the self-test of vid_selftest.c decides; on/off force it). */
+void apicv_host_init(void);
+
 /* Boot option apicv= (default on), per-VM module key apicv=, and the CPU's
  * capabilities: does this VM use APIC virtualization? */
 bool apicv_vm_enabled(const struct vm *vm);
