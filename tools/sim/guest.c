@@ -608,6 +608,8 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 	struct sim_vm *vm = &s->vm[v->vm];
 
 	guest_sync(s, v);
+	if (v->sa_moved && !v->in_handler)
+		guest_pv_pull_back(s, v);      /* the ack returned: v runs again */
 	if (v->irq_pending)
 		guest_pv_take_irq(s, v);
 	if (v->in_handler) {
