@@ -89,6 +89,9 @@ void guest_pv_sa_finish(struct sim *s, struct sim_vcpu *v)
 		v->sa_ack_block++;
 	else
 		v->sa_ack_yield++;
+	/* The stopper stays current in the ack hypercall until the hypervisor
+	 * runs v again (guest_event clears it): busy to the other vCPUs. */
+	v->in_ack = s->vm[v->vm].irs_ack_busy;
 	engine_resched(s, v->pcpu);
 }
 
