@@ -23,6 +23,11 @@ beside it, already spins when the measured phases start; the hog runs
 Reports each barrier's elapsed time per arm, IRS's gain over both baselines,
 and the IRS guest's /proc/irs (upcalls, migrations, upcall-to-ack latency in
 guest time). Writes a markdown table to OUT/exp-irs.md.
+--vprof wraps each barrier in a vProfile window of the par VM (`vprofctl
+start` / `stop` from /init; the dump goes out after the barrier) and prints
+the hypervisor's view of each barrier alone (per vCPU: running, runnable,
+blocked ms; preemptions, wake-ups, SA upcalls / acks / timeouts). The
+profile's cost and the two extra programs shift timings a little.
 """
 import argparse
 import os
@@ -32,6 +37,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from vprof_lib import frames  # noqa: E402
 
 BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
         "panic=-1 quiet")
@@ -61,7 +69,8 @@ def run_one(a, arm, inter, delay_s, log):
     # phase ran with no interference at all.
     runs = f"hv.run=sleep,{delay_s} " if delay_s else ""
     # /proc/irs before each barrier and at the end: per-phase deltas.
-    runs += " ".join(f"hv.run=cat,/proc/irs hv.run=bartest,4,{a.iters[m]},{m},{a.work}"
+    vs, ve = ("hv.run=vprofctl,start ", " hv.run=vprofctl,stop") if a.vprof else ("", "")
+    runs += " ".join(f"hv.run=cat,/proc/irs {vs}hv.run=bartest,4,{a.iters[m]},{m},{a.work}{ve}"
                      for m in a.modes)
     runs += " hv.run=cat,/proc/irs"
     par = (f'kind=linux vcpus=4 mem=128M name=par pcpus=0,1,2,3 {hvp} '
@@ -98,6 +107,29 @@ def run_one(a, arm, inter, delay_s, log):
             d["hist"] = " ".join(f"{k}:{e['hist'][k] - b.get('hist', {}).get(k, 0)}"
                                  for k in e.get("hist", {}))
             out["phase"][m] = d
+    if a.vprof and log.exists():
+        out["vprof"] = dict(zip(a.modes, phase_profiles(log)))
+    return out
+
+
+EV = ("PREEMPT", "WAKE", "YIELD", "BLOCK", "SA_UPCALL", "SA_ACK", "SA_TIMEOUT", "MIGRATE")
+
+
+def phase_profiles(log):
+    """The par VM's (vm 0) vProfile dumps in order, one per barrier (--vprof):
+    [{"window_ms": ms, vcpu: {state ms and event counts}}]."""
+    dumps, _ = frames.extract_file(str(log))
+    out = []
+    for d in dumps:
+        if d.vm != 0:
+            continue
+        p = {"window_ms": d.window_ns / 1e6}
+        for i, v in d.vcpus.items():
+            row = {st: v.state_ns[k] / 1e6
+                   for k, st in enumerate(("running", "runnable", "blocked", "offline"))}
+            row.update({ev: v.events.get(ev, 0) for ev in EV})
+            p[i] = row
+        out.append(p)
     return out
 
 
@@ -151,6 +183,8 @@ def main():
     ap.add_argument("--ips", type=int, default=50000000, help="Bochs instructions/s")
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--vprof", action="store_true",
+                    help="a vProfile window around each barrier, printed per run")
     ap.add_argument("--out", default="results")
     a = ap.parse_args()
     a.iters = {"futex": a.futex_iters, "spin": a.spin_iters}
@@ -176,6 +210,14 @@ def main():
                       + (f", {a.modes[-1]} phase: upcalls {ph.get('upcalls')} migrations "
                          f"{ph.get('migrations')}" if arm.startswith("irs") else "")
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
+                for m, vp in o.get("vprof", {}).items():
+                    print(f"exp-irs:   vProfile of par over the {m} barrier "
+                          f"({vp['window_ms']:.1f} ms window):")
+                    for i in sorted(k for k in vp if isinstance(k, int)):
+                        r = vp[i]
+                        print(f"exp-irs:     vcpu{i} running {r['running']:.1f} runnable "
+                              f"{r['runnable']:.1f} blocked {r['blocked']:.1f} ms; "
+                              + " ".join(f"{ev.lower()} {r[ev]}" for ev in EV), flush=True)
 
     def med(inter, arm, m):
         """Mean of the samples (the table's figure)."""
