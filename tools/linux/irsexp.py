@@ -67,7 +67,7 @@ def run_one(a, arm, inter, delay_s, log):
     # The hog VM boots beside par (its hog started ~0.4 s of guest time after
     # par's /init in Bochs): without the delay the first part of the futex
     # phase ran with no interference at all.
-    runs = f"hv.run=sleep,{delay_s} " if delay_s else ""
+    runs = f"hv.run=sleep,{delay_s:g} " if delay_s else ""
     # /proc/irs before each barrier and at the end: per-phase deltas.
     vs, ve = ("hv.run=vprofctl,start ", " hv.run=vprofctl,stop") if a.vprof else ("", "")
     runs += " ".join(f"hv.run=cat,/proc/irs {vs}hv.run=bartest,4,{a.iters[m]},{m},{a.work}{ve}"
@@ -177,7 +177,9 @@ def main():
     ap.add_argument("--delay-s", default="1",
                     help="par sleeps this long (guest s) before bartest, so the hog runs; "
                     "a comma list runs one sample per value (Bochs repeats a run exactly, "
-                    "so samples need different timings)")
+                    "so samples need different timings; fractions work: whole seconds are "
+                    "whole numbers of credit's 10 ms ticks, so 1.003 shifts the barrier's "
+                    "phase against them where 2 does not)")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="barriers to run, comma list (futex,spin)")
     ap.add_argument("--ips", type=int, default=50000000, help="Bochs instructions/s")
@@ -192,7 +194,7 @@ def main():
     if not a.modes or any(m not in MODES for m in a.modes):
         ap.error(f"--modes: a comma list of {','.join(MODES)}")
     inters = [int(x) for x in a.inter.split(",")]
-    delays = [int(x) for x in a.delay_s.split(",")]
+    delays = [float(x) for x in a.delay_s.split(",")]
     arms = a.arms.split(",")
 
     res = {}
@@ -205,7 +207,7 @@ def main():
                 o["delay_s"] = d
                 res.setdefault((inter, arm), []).append(o)
                 ph = o["phase"].get(a.modes[-1], o["irs"])
-                print(f"exp-irs: {inter}-inter {arm} rep {rep} (delay {d} s): rc {o['rc']}, "
+                print(f"exp-irs: {inter}-inter {arm} rep {rep} (delay {d:g} s): rc {o['rc']}, "
                       + ", ".join(f"{m} {fmt_ms(o.get(m))} ms" for m in a.modes)
                       + (f", {a.modes[-1]} phase: upcalls {ph.get('upcalls')} migrations "
                          f"{ph.get('migrations')}" if arm.startswith("irs") else "")
@@ -248,7 +250,7 @@ def main():
         for o, ia in ((o, ia) for ia in irs_arms for o in res.get((inter, ia), [])):
             s = o["phase"].get(a.modes[-1], o["irs"])
             n = s.get("lat_n", 0)
-            lines.append(f"| {inter} | {ia} | {o['delay_s']} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
+            lines.append(f"| {inter} | {ia} | {o['delay_s']:g} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
                          f"{s.get('ack_block', '-')} | {s.get('migrations', '-')} "
                          f"({s.get('to_idle', '-')} / {s.get('to_least', '-')}) | "
                          f"{s.get('failed_target', '-')} | {s.get('wake_preempt', '-')} | "
