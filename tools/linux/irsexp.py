@@ -23,6 +23,11 @@ beside it, already spins when the measured phases start; the hog runs
 Reports each barrier's elapsed time per arm, IRS's gain over both baselines,
 and the IRS guest's /proc/irs (upcalls, migrations, upcall-to-ack latency in
 guest time). Writes a markdown table to OUT/exp-irs.md.
+--vprof wraps each barrier in a vProfile window of the par VM (`vprofctl
+start` / `stop` from /init; the dump goes out after the barrier) and prints
+the hypervisor's view of each barrier alone (per vCPU: running, runnable,
+blocked ms; preemptions, wake-ups, SA upcalls / acks / timeouts). The
+profile's cost and the two extra programs shift timings a little.
 """
 import argparse
 import os
@@ -32,6 +37,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from vprof_lib import frames  # noqa: E402
 
 BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
         "panic=-1 quiet")
@@ -59,9 +67,10 @@ def run_one(a, arm, inter, delay_s, log):
     # The hog VM boots beside par (its hog started ~0.4 s of guest time after
     # par's /init in Bochs): without the delay the first part of the futex
     # phase ran with no interference at all.
-    runs = f"hv.run=sleep,{delay_s} " if delay_s else ""
+    runs = f"hv.run=sleep,{delay_s:g} " if delay_s else ""
     # /proc/irs before each barrier and at the end: per-phase deltas.
-    runs += " ".join(f"hv.run=cat,/proc/irs hv.run=bartest,4,{a.iters[m]},{m},{a.work}"
+    vs, ve = ("hv.run=vprofctl,start ", " hv.run=vprofctl,stop") if a.vprof else ("", "")
+    runs += " ".join(f"hv.run=cat,/proc/irs {vs}hv.run=bartest,4,{a.iters[m]},{m},{a.work}{ve}"
                      for m in a.modes)
     runs += " hv.run=cat,/proc/irs"
     par = (f'kind=linux vcpus=4 mem=128M name=par pcpus=0,1,2,3 {hvp} '
@@ -98,6 +107,29 @@ def run_one(a, arm, inter, delay_s, log):
             d["hist"] = " ".join(f"{k}:{e['hist'][k] - b.get('hist', {}).get(k, 0)}"
                                  for k in e.get("hist", {}))
             out["phase"][m] = d
+    if a.vprof and log.exists():
+        out["vprof"] = dict(zip(a.modes, phase_profiles(log)))
+    return out
+
+
+EV = ("PREEMPT", "WAKE", "YIELD", "BLOCK", "SA_UPCALL", "SA_ACK", "SA_TIMEOUT", "MIGRATE")
+
+
+def phase_profiles(log):
+    """The par VM's (vm 0) vProfile dumps in order, one per barrier (--vprof):
+    [{"window_ms": ms, vcpu: {state ms and event counts}}]."""
+    dumps, _ = frames.extract_file(str(log))
+    out = []
+    for d in dumps:
+        if d.vm != 0:
+            continue
+        p = {"window_ms": d.window_ns / 1e6}
+        for i, v in d.vcpus.items():
+            row = {st: v.state_ns[k] / 1e6
+                   for k, st in enumerate(("running", "runnable", "blocked", "offline"))}
+            row.update({ev: v.events.get(ev, 0) for ev in EV})
+            p[i] = row
+        out.append(p)
     return out
 
 
@@ -145,12 +177,16 @@ def main():
     ap.add_argument("--delay-s", default="1",
                     help="par sleeps this long (guest s) before bartest, so the hog runs; "
                     "a comma list runs one sample per value (Bochs repeats a run exactly, "
-                    "so samples need different timings)")
+                    "so samples need different timings; fractions work: whole seconds are "
+                    "whole numbers of credit's 10 ms ticks, so 1.003 shifts the barrier's "
+                    "phase against them where 2 does not)")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="barriers to run, comma list (futex,spin)")
     ap.add_argument("--ips", type=int, default=50000000, help="Bochs instructions/s")
     ap.add_argument("--cmdline", default="", help="hypervisor command line")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--vprof", action="store_true",
+                    help="a vProfile window around each barrier, printed per run")
     ap.add_argument("--out", default="results")
     a = ap.parse_args()
     a.iters = {"futex": a.futex_iters, "spin": a.spin_iters}
@@ -158,7 +194,7 @@ def main():
     if not a.modes or any(m not in MODES for m in a.modes):
         ap.error(f"--modes: a comma list of {','.join(MODES)}")
     inters = [int(x) for x in a.inter.split(",")]
-    delays = [int(x) for x in a.delay_s.split(",")]
+    delays = [float(x) for x in a.delay_s.split(",")]
     arms = a.arms.split(",")
 
     res = {}
@@ -171,11 +207,19 @@ def main():
                 o["delay_s"] = d
                 res.setdefault((inter, arm), []).append(o)
                 ph = o["phase"].get(a.modes[-1], o["irs"])
-                print(f"exp-irs: {inter}-inter {arm} rep {rep} (delay {d} s): rc {o['rc']}, "
+                print(f"exp-irs: {inter}-inter {arm} rep {rep} (delay {d:g} s): rc {o['rc']}, "
                       + ", ".join(f"{m} {fmt_ms(o.get(m))} ms" for m in a.modes)
                       + (f", {a.modes[-1]} phase: upcalls {ph.get('upcalls')} migrations "
                          f"{ph.get('migrations')}" if arm.startswith("irs") else "")
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
+                for m, vp in o.get("vprof", {}).items():
+                    print(f"exp-irs:   vProfile of par over the {m} barrier "
+                          f"({vp['window_ms']:.1f} ms window):")
+                    for i in sorted(k for k in vp if isinstance(k, int)):
+                        r = vp[i]
+                        print(f"exp-irs:     vcpu{i} running {r['running']:.1f} runnable "
+                              f"{r['runnable']:.1f} blocked {r['blocked']:.1f} ms; "
+                              + " ".join(f"{ev.lower()} {r[ev]}" for ev in EV), flush=True)
 
     def med(inter, arm, m):
         """Mean of the samples (the table's figure)."""
@@ -206,7 +250,7 @@ def main():
         for o, ia in ((o, ia) for ia in irs_arms for o in res.get((inter, ia), [])):
             s = o["phase"].get(a.modes[-1], o["irs"])
             n = s.get("lat_n", 0)
-            lines.append(f"| {inter} | {ia} | {o['delay_s']} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
+            lines.append(f"| {inter} | {ia} | {o['delay_s']:g} | {s.get('upcalls', '-')} | {s.get('ack_yield', '-')} | "
                          f"{s.get('ack_block', '-')} | {s.get('migrations', '-')} "
                          f"({s.get('to_idle', '-')} / {s.get('to_least', '-')}) | "
                          f"{s.get('failed_target', '-')} | {s.get('wake_preempt', '-')} | "

@@ -540,7 +540,7 @@ static enum step thread_step(struct sim *s, struct sim_thread *t)
 void guest_trace_spin(struct sim *s, struct sim_vcpu *v)
 {
 	bool spin = v->pcpu >= 0 && v->sv.state == SCHED_RUNNING && v->cur &&
-		    v->cur->state == T_WAIT_SPIN;
+		    v->cur->state == T_WAIT_SPIN && !v->in_handler;   /* SA receiver: no */
 
 	if (!s->trace || spin == v->trace_spin)
 		return;
@@ -616,6 +616,11 @@ void guest_event(struct sim *s, struct sim_vcpu *v)
 	struct sim_vm *vm = &s->vm[v->vm];
 
 	guest_sync(s, v);
+	if (!v->in_handler) {               /* an ack hypercall returns: v runs again */
+		v->in_ack = false;
+		if (v->sa_moved)
+			guest_pv_pull_back(s, v);
+	}
 	if (v->irq_pending)
 		guest_pv_take_irq(s, v);
 	if (v->in_handler) {

@@ -6,7 +6,7 @@
 
 bool guest_idle(const struct sim_vcpu *v)
 {
-	return !v->cur && !v->rq_head && !v->in_handler;
+	return !v->cur && !v->rq_head && !v->in_handler && !v->in_ack;
 }
 
 /* An idle vCPU the guest would place a thread on: a PV guest (steal time,
@@ -90,6 +90,14 @@ void guest_balance_tick(struct sim *s)
 
 		if (!s->vm[v->vm].gbal || v->in_handler)
 			continue;
+		/* Blocked in its ack hypercall: the stopper is current, the tick
+		 * runs (Linux stops it only in idle), and its interrupt wakes the
+		 * vCPU (docs/pv-abi.md "SA ack": block as on HLT). */
+		if (v->in_ack) {
+			if (sched_vcpu_waits_event(&v->sv))
+				sched_wake(&v->sv, s->now);
+			continue;
+		}
 		/* NOHZ idle balancing: a busy vCPU's tick kicks a halted sibling
 		 * (IPI), which pulls a queued thread (nohz_balancer_kick). */
 		if (v->sv.state == SCHED_BLOCKED && guest_idle(v)) {

@@ -21,5 +21,6 @@ bool guest_pull(struct sim *s, struct sim_vcpu *v, int min_gap);
 /* guest_pv.c */
 void guest_pv_take_irq(struct sim *s, struct sim_vcpu *v);
 void guest_pv_sa_finish(struct sim *s, struct sim_vcpu *v);
+void guest_pv_pull_back(struct sim *s, struct sim_vcpu *v);
 bool guest_pv_balloon_step(struct sim *s, struct sim_vcpu *v);
 #endif

@@ -62,6 +62,8 @@ void guest_pv_sa_finish(struct sim *s, struct sim_vcpu *v)
 			thread_set_vcpu(s, t, to);
 			rq_push(to, t);
 			v->sa_migrate++;
+			if (s->vm[v->vm].irs_pullback)
+				v->sa_moved = t;   /* looked at when the ack returns */
 			vcpu_kick(s, to);
 		} else {
 			v->sa_nomove++;
@@ -87,7 +89,42 @@ void guest_pv_sa_finish(struct sim *s, struct sim_vcpu *v)
 		v->sa_ack_block++;
 	else
 		v->sa_ack_yield++;
+	/* The stopper stays current in the ack hypercall until the hypervisor
+	 * runs v again (guest_event clears it): busy to the other vCPUs. */
+	v->in_ack = s->vm[v->vm].irs_ack_busy;
 	engine_resched(s, v->pcpu);
+}
+
+/* Guest patch 0106 (irs_pullback, on by default in the guest and here):
+ * the ack hypercall returns only when the hypervisor runs v again, so v's
+ * first guest event after its ack is that return. If nothing is left to run
+ * on v and the thread the upcall moved still waits queued (tagged, not
+ * current) on its target, take it back: seed 000 §3.3 leaves that move
+ * back to the guest's balancer ("the Linux balancer will migrate the tagged
+ * task back to its original vCPU"), which in 6.1 was too late when the
+ * target was busy or itself preempted (docs/sched.md "IRS, guest half"). A
+ * thread that runs, was woken or moved again (tag cleared, or on another
+ * vCPU's current) stays. Called before the pending interrupt is taken: the
+ * kernel's stopper pulls back with interrupts off. */
+void guest_pv_pull_back(struct sim *s, struct sim_vcpu *v)
+{
+	struct sim_thread *t = v->sa_moved, *q;
+	struct sim_vcpu *to;
+
+	v->sa_moved = NULL;
+	if (!t || v->cur || v->rq_head || v->in_handler || !t->migrated || t->vcpu == v->idx ||
+	    t->state != T_READY)
+		return;
+	to = &s->vcpu[t->vcpu];
+	for (q = to->rq_head; q && q != t; q = q->next)
+		;
+	if (!q || to->cur == t)
+		return;
+	rq_remove(to, t);
+	t->migrated = false;
+	thread_set_vcpu(s, t, v);
+	rq_push(v, t);
+	v->sa_pullback++;
 }
 
 /* The upcall vector is taken by the running guest: read and clear the

@@ -100,6 +100,7 @@ static int cmp_stime(const void *a, const void *b)
 static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 {
 	uint64_t hnd = 0, ay = 0, ab = 0, mig = 0, nomove = 0, stale = 0, nsl = 0, ncan = 0, tmo = 0;
+	uint64_t pulled = 0;
 	stime_t lsum = 0, lmax = 0, bsleep = 0, *lat = NULL;
 	size_t n = 0;
 	double p50 = 0, p99 = 0, pmax = 0, secs = NS2MS(s->end - MIN(s->warmup, s->end)) / 1e3;
@@ -116,6 +117,7 @@ static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 		ab += v->sa_ack_block;
 		mig += v->sa_migrate;
 		nomove += v->sa_nomove;
+		pulled += v->sa_pullback;
 		stale += v->sa_stale;
 		lsum += v->sa_lat_sum;
 		lmax = MAX(lmax, v->sa_lat_max);
@@ -138,13 +140,15 @@ static void report_guest(struct sim *s, FILE *f, struct sim_vm *vm)
 	}
 	free(lat);
 	fprintf(f, "guest vm=%s gmigrate=%llu sa_taken=%llu sa_ack_yield=%llu sa_ack_block=%llu "
-		"sa_stale=%llu sa_timeout=%llu sa_migrate=%llu sa_nomove=%llu ack_lat_avg_us=%.2f ack_lat_max_us=%.2f "
+		"sa_stale=%llu sa_timeout=%llu sa_migrate=%llu sa_nomove=%llu sa_pullback=%llu "
+		"ack_lat_avg_us=%.2f ack_lat_max_us=%.2f "
 		"io_n=%llu io_per_s=%.1f io_p50_us=%.1f io_p99_us=%.1f io_max_us=%.1f "
 		"compute_ms=%.3f io_cpu_ms=%.3f balloon_sleep_ms=%.3f sleeps=%llu sleep_cancel=%llu "
 		"mode_upcalls=%llu\n",
 		vm->name, (unsigned long long)vm->gmigrate, (unsigned long long)hnd,
 		(unsigned long long)ay, (unsigned long long)ab, (unsigned long long)stale,
 		(unsigned long long)tmo, (unsigned long long)mig, (unsigned long long)nomove,
+		(unsigned long long)pulled,
 		ay + ab ? (double)lsum / (double)(ay + ab) / 1e3 : 0.0, (double)lmax / 1e3,
 		(unsigned long long)io, secs > 0 ? (double)io / secs : 0.0, p50, p99, pmax,
 		NS2MS(vm->thr_cpu[TC_NORMAL]), NS2MS(vm->thr_cpu[TC_IO]), NS2MS(bsleep),

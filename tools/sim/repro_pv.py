@@ -14,7 +14,9 @@ pinned to its own pCPU and hog i shares pCPU i (seed 000 §5 "CPU pinning").
 Arms: vanilla (guest load balancing, no PV), PV (+ the guest reads steal /
 preempted), IRS (+ SA upcall, receiver and migrator, ack after
 ack_latency; ack block as section 3.2 and the guest's default irs_block=1,
---irs-yield for irs_block=0). Policy: credit.
+--irs-yield for irs_block=0; the moved thread taken back when the ack returns
+as guest patch 0106's default irs_pullback=1, --irs-nopb for irs_pullback=0).
+Policy: credit.
 
 Balloon: latprobe (a request every 1 ms on a timer, 50 us of work; latencies
 from 1 s on, after the first credit periods) beside a
@@ -95,6 +97,7 @@ def irs_rows(hvsim, seeds):
                                  upcalls=sum(x["sa_taken"] for x in g) / len(g),
                                  migr=sum(x["sa_migrate"] for x in g) / len(g),
                                  blocks=sum(x["sa_ack_block"] for x in g) / len(g),
+                                 pulled=sum(x.get("sa_pullback", 0) for x in g) / len(g),
                                  lat=lat, lat_max=max(x["ack_lat_max_us"] for x in g)))
     return rows
 
@@ -104,11 +107,11 @@ def irs_print(rows):
           "completion ms (mean over seeds); IRS gain = T_base / T_irs - 1")
     print(f"{'grain':7} {'sync':5} {'inter':>5} {'solo':>8} {'vanilla':>8} {'pv':>8} {'irs':>8} "
           f"{'vs van':>7} {'vs pv':>7} {'upcalls':>7} {'migr':>6} {'ackblk':>6} "
-          f"{'ack us':>6} {'max us':>6}")
+          f"{'pullbk':>6} {'ack us':>6} {'max us':>6}")
     for r in rows:
         print(f"{r['grain']:7} {r['sync']:5} {r['k']:>4}i {r['solo']:8.0f} {r['vanilla']:8.0f} "
               f"{r['pv']:8.0f} {r['irs']:8.0f} {r['vs_van']:+6.1f}% {r['vs_pv']:+6.1f}% "
-              f"{r['upcalls']:7.0f} {r['migr']:6.0f} {r['blocks']:6.0f} {r['lat']:6.1f} "
+              f"{r['upcalls']:7.0f} {r['migr']:6.0f} {r['blocks']:6.0f} {r['pulled']:6.0f} {r['lat']:6.1f} "
               f"{r['lat_max']:6.1f}")
     print("paper: IRS +42% (PARSEC, blocking) / +43% (NPB) vs credit at 1-inter, gains shrink "
           "with interference and may turn into losses at 4-inter; ack 20-26 us")
@@ -123,12 +126,12 @@ IRS_GAPS = {}
 
 def irs_markdown(rows):
     print("| grain | sync | inter | solo | vanilla | PV | IRS | IRS vs vanilla | IRS vs PV | "
-          "upcalls | acks block |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "upcalls | acks block | pulled back |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['grain']} | {r['sync']} | {r['k']} | {r['solo']:.0f} | {r['vanilla']:.0f} | "
               f"{r['pv']:.0f} | {r['irs']:.0f} | {r['vs_van']:+.1f}% | {r['vs_pv']:+.1f}% | "
-              f"{r['upcalls']:.0f} | {r['blocks']:.0f} |")
+              f"{r['upcalls']:.0f} | {r['blocks']:.0f} | {r['pulled']:.0f} |")
 
 
 def irs_check(rows):
@@ -363,13 +366,17 @@ def main():
                          "3.2's block when its run queue is left empty")
     ap.add_argument("--cap-sweep", action="store_true",
                     help="only the 4-vCPU balloon case at caps 200-300")
+    ap.add_argument("--irs-nopb", action="store_true",
+                    help="IRS arm without the pull-back when the ack returns (guest "
+                         "irs_pullback=0, section 3.3 as published)")
     a = ap.parse_args()
     seeds = list(range(1, 1 + (a.seeds or (2 if a.quick else 5))))
     if a.cap_sweep:
         cap_sweep(a.hvsim, seeds, "10s" if a.quick else "30s")
         return
-    if a.irs_yield:
-        ARMS[2] = ("irs", "irs=on irs_block=off")
+    if a.irs_yield or a.irs_nopb:
+        ARMS[2] = ("irs", "irs=on" + (" irs_block=off" if a.irs_yield else "") +
+                   (" irs_pullback=off" if a.irs_nopb else ""))
     bad = []
     if a.only in (None, "irs"):
         rows = irs_rows(a.hvsim, seeds)

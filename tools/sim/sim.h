@@ -120,6 +120,16 @@ struct sim_vcpu {
 	uint32_t hnd_seq;         /* the upcall's seq being answered */
 	stime_t sa_inj_run;       /* RUNNING total at injection (guest-time latency) */
 	uint64_t sa_handled, sa_ack_yield, sa_ack_block, sa_migrate, sa_nomove, sa_stale;
+	/* Guest patch 0106 (irs_pullback): the thread this vCPU's last upcall
+	 * moved away, to take back when the ack returns (the vCPU runs again)
+	 * if it still waits queued on its target; NULL when none. */
+	struct sim_thread *sa_moved;
+	uint64_t sa_pullback;     /* threads taken back that way */
+	/* Blocked inside the ack hypercall (ack block accepted) until the
+	 * hypervisor runs v again: the guest's stopper stays current there, so
+	 * the other vCPUs do not see v idle (no wake-up placed on it, no NOHZ
+	 * pull into it); its own tick wakes it (guest_balance_tick). */
+	bool in_ack;
 	stime_t sa_lat_sum, sa_lat_max;
 	struct sim_thread *balloon;   /* this vCPU's balloon thread (VMs with `balloon=`) */
 	bool balloon_asleep;      /* vCPU is in HC_SCHED_SLEEP on behalf of the balloon */
@@ -144,6 +154,12 @@ struct sim_vm {
 	bool irs_block;           /* ack block when the run queue is left empty (§3.2 as
 				   * published, the guest's default irs_block=1); off: always
 				   * yield (guest irs_block=0) */
+	bool irs_pullback;        /* take the moved thread back when the ack returns (guest
+				   * patch 0106, default irs_pullback=1); off: left to the
+				   * guest's balancer (§3.3 as published) */
+	bool irs_ack_busy;        /* a vCPU blocked in its ack hypercall is busy to the guest
+				   * (its stopper is current; sim_vcpu.in_ack), as in Linux;
+				   * off: idle, the model before it */
 	bool cfs;                 /* CFS-like guest scheduling with classes */
 	bool io_rt;               /* I/O threads are SCHED_RR (`io_prio=rt`) */
 	uint64_t gmigrate;        /* threads moved by the guest balancer */

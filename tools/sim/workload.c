@@ -363,9 +363,14 @@ static int parse_vm(struct pctx *c, char **tok, int n)
 		else if (!strcmp(tok[i], "irs")) {
 			vm->irs = !strcmp(eq, "on");
 			if (vm->irs)   /* IRS = PV kernel + receiver; hv sends upcalls */
-				vm->gbal = vm->pv = vm->steal_clock = vm->prm.sa = vm->irs_block = true;
+				vm->gbal = vm->pv = vm->steal_clock = vm->prm.sa = vm->irs_block =
+					vm->irs_pullback = vm->irs_ack_busy = true;
 		} else if (!strcmp(tok[i], "irs_block")) {
 			vm->irs_block = !strcmp(eq, "on");
+		} else if (!strcmp(tok[i], "irs_pullback")) {
+			vm->irs_pullback = !strcmp(eq, "on");
+		} else if (!strcmp(tok[i], "irs_ack_busy")) {
+			vm->irs_ack_busy = !strcmp(eq, "on");
 		} else if (!strcmp(tok[i], "ack_latency")) {
 			if (parse_time(eq, &vm->ack_lat))
 				return perr(c, "bad time", eq);
