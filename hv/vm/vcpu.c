@@ -465,7 +465,11 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (v->state == VCPU_HALTED) {
 			if (!v->halt_since)
 				v->halt_since = now;
-			if (!vcpu_has_wakeup(v)) {
+			/* The lock-free test first (a wake-up from the idle
+			 * pCPU or the poll found its vector already: issue 19,
+			 * bench-blockpath "devices", ~290 cycles of VM and vintc
+			 * locks and scans). */
+			if (!vcpu_halt_woken(v)) {
 				enum halt_poll_end hp = vcpu_halt_poll(v, now);
 
 				if (hp == HALT_POLL_BLOCK)
