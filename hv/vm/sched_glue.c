@@ -26,6 +26,12 @@
 static bool opt_vmcs_park = true;
 CMDLINE_BOOL(vmcs_park, opt_vmcs_park,
 	     "an idle pCPU keeps the VMCS of the vCPU that blocked there current (on)");
+/* Test only: a parked vCPU's affinity moves to the next pCPU, so that its
+ * wake-up loads it there and the handshake of vcpu_load() runs (guest test
+ * "timerwake4 vmcs_park_bounce"; without the handshake that run hangs). */
+static bool opt_vmcs_park_bounce;
+CMDLINE_BOOL(vmcs_park_bounce, opt_vmcs_park_bounce,
+	     "debug: move each parked vCPU's affinity to the next pCPU (off)");
 
 extern char sched_opt_policy[32];
 
@@ -462,6 +468,13 @@ void vm_cpu_loop(void)
 					WRITE_ONCE(c->sched.parked, curr);
 					__atomic_thread_fence(__ATOMIC_SEQ_CST);
 					c->sched.nparked++;
+					if (unlikely(opt_vmcs_park_bounce) && nr_cpus_online > 1) {
+						struct cpumask m;
+
+						cpumask_zero(&m);
+						cpumask_set(&m, (cpu + 1) % nr_cpus_online);
+						sched_vcpu_affinity_set(&curr->sv, &m, time_now());
+					}
 				} else {
 					vcpu_put(curr);
 				}
