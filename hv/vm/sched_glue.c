@@ -377,7 +377,8 @@ void sched_glue_print(void)
  * vCPU or another pCPU wants it; if the scheduler picks it again here, as
  * it does for a wake-up of the only vCPU of an idle pCPU, vcpu_load()
  * needs no VMPTRLD and vcpu_put() ran not at all. The scheduler is called
- * exactly as before: only the VMCS switch is saved. A VMCS may be active
+ * exactly as before: only the VMCS and FPU switch is saved (the PMU counts
+ * are flushed to vProfile at the park, as a put would). A VMCS may be active
  * on one processor only and only that one may VMCLEAR it (SDM Vol. 3
  * §25.1, §25.11.3): another pCPU that picked a parked vCPU asks this one
  * (vcpu_load(): unpark_req and a kick IPI), which puts it at its loop top
@@ -463,8 +464,11 @@ void vm_cpu_loop(void)
 				if (curr->sv.state == SCHED_RUNNABLE)
 					kvm_pv_set_preempted(curr, true);
 				if (!next && opt_vmcs_park && curr->sv.state == SCHED_BLOCKED) {
-					/* Idle for it: park (above). Published
+					/* Idle for it: park (above). Its PMU
+					 * counts go to vProfile now, as at a put
+					 * (the later put flushes nothing). Published
 					 * before idle_wait reads unpark_req. */
+					pmu_glue_vcpu_put(curr);
 					WRITE_ONCE(c->sched.parked, curr);
 					__atomic_thread_fence(__ATOMIC_SEQ_CST);
 					c->sched.nparked++;
