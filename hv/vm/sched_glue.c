@@ -223,16 +223,14 @@ bool sched_glue_need_resched(struct cpu *c)
  * loop then switches away), so the unlocked reading may be transitional.
  * A confirmed violation stops only v's VM.
  */
-bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c)
+bool sched_glue_entry_check(struct vcpu *v, struct cpu *c)
 {
 	unsigned cpu = (unsigned)(c - cpus);
 	struct sched_pcpu *p = &c->sched.rq;
-	uint8_t st = READ_ONCE(v->sv.state);
+	uint8_t st;
 	unsigned owner;
 	bool bad;
 
-	if (likely(READ_ONCE(v->sv.pcpu) == cpu && st != SCHED_RUNNABLE && st != SCHED_BLOCKED))
-		return true;
 	spin_lock(&p->lock);
 	st = v->sv.state;
 	owner = v->sv.pcpu;
