@@ -22,6 +22,7 @@
 #define CPU_PMU_EVENTS 7
 
 struct fpu_state;
+struct vcpu;
 
 struct cpu {
 	/* sched (vm/sched_glue.c): the runqueue first, so &cpus[i].sched.rq is
@@ -32,6 +33,10 @@ struct cpu {
 		stime_t blocked_deadline;        /* earliest device timer of a blocked vCPU */
 		volatile stime_t heartbeat;      /* last poll (vm/watchdog.c) */
 		volatile bool idling;            /* halted in idle_wait() */
+		struct vcpu *volatile parked;    /* blocked vCPU whose VMCS stays current
+						  * while this pCPU idles (vm/sched_glue.c) */
+		struct vcpu *vmcs_cur;           /* whose VMCS is current here (vm/vcpu.c) */
+		unsigned long nparked, nresumed, nunparked;   /* summary counters */
 	} sched;
 	/* vmx (vmx/fpu.c): whose FPU state the registers hold */
 	struct {

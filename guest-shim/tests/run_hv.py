@@ -117,6 +117,14 @@ def cases(all_forms, seed=1):
                 [(f'kind=multiboot vcpus=4 mem=32M cmdline="seed={seed} nmi=20"',
                   GUEST / "timerwake-64.elf"),
                  ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "timerwake"))
+    # Issue 19: a blocked vCPU's VMCS stays current on its idle pCPU (vmcs_park);
+    # vmcs_park_bounce moves each parked vCPU's affinity to the other pCPU, so
+    # every wake-up loads it there and the owner must be asked to VMCLEAR it
+    # (vcpu_load's handshake: without it this run hangs).
+    out.append(("timerwake4 vmcs_park_bounce", 2,
+                [(f'kind=multiboot vcpus=4 mem=32M cmdline="seed={seed} nmi=20"',
+                  GUEST / "timerwake-64.elf"),
+                 ("kind=multiboot vcpus=1 mem=32M", GUEST / "timer.elf")], "parkbounce"))
     # Issue 16: the privileged VM (3 busy vCPUs) switches the host credit ->
     # pcs -> credit through HC_SCHED_SWITCH beside timer, 4 vCPUs on 2 pCPUs.
     out.append(("live-64.elf+timer", 2,
@@ -241,6 +249,10 @@ def judge(kind, serial, status):
         bad = [f"FAIL {n}" for n in fails]
         return bad + ([] if re.search(r"SUMMARY hostile passed=\d+ failed=0", serial) else
                       ["hostile VM did not pass"])
+    if kind == "parkbounce":
+        bad = judge("timerwake", serial, status)
+        n = sum(int(x) for x in re.findall(r"unparked for another pcpu (\d+)", serial))
+        return bad + ([] if n > 0 else ["no parked VMCS was handed to another pCPU"])
     if kind == "timerwake":
         bad = [f"FAIL {n}" for n in fails]
         for t in ("timerwake", "timer"):
@@ -327,7 +339,8 @@ def judge(kind, serial, status):
 # docs/interrupts.md.) pvabi: a 10 ms grace period (Bochs runs 100k
 # instructions, hypervisor's included, in it: measurable against exit handling).
 CASE_CMDLINE = {"nmi": "vnmi=on", "pvabi": "sched_sa_limit_us=10000",
-                "apicvtest": "apicv=on apicv_vid_gate=auto"}
+                "apicvtest": "apicv=on apicv_vid_gate=auto",
+                "parkbounce": "vmcs_park_bounce=1"}
 # hvrun arguments a case needs: livekey types the console's policy-switch keys.
 # First 'm' '0' '3': the VM alone to credit (the host's policy, key 3: the
 # key door of hv/sched/vmpolicy.c), then 's' '8': the host to rr.

@@ -24,7 +24,7 @@
  * sees it", ~290 cycles of VM lock, vintc lock and scans before). The 8259's
  * ExtINT (vCPU 0 while the 8259 has output), NMIs, PV unhalts, scheduler
  * vectors and every negative answer take vcpu_has_wakeup(). */
-static bool poll_woken(struct vcpu *v)
+bool vcpu_halt_woken(struct vcpu *v)
 {
 	if (v->halt_if && (v->id != 0 || !vpic_output(&v->vm->devs.intc.pic)) &&
 	    vlapic_pending_peek(&v->lapic) >= 0)
@@ -59,7 +59,7 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 		if (READ_ONCE(v->kicked)) {
 			WRITE_ONCE(v->kicked, false);
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			if (poll_woken(v)) {
+			if (vcpu_halt_woken(v)) {
 				r = HALT_POLL_WOKEN;
 				break;
 			}

@@ -8,6 +8,9 @@ enum halt_poll_end {
 	HALT_POLL_WOKEN,     /* an interrupt to take: resume the guest */
 	HALT_POLL_RECHECK,   /* a device deadline or the scheduler's: back to the loop top */
 };
+/* Has halted v an interrupt to take? vcpu_has_wakeup(), with a lock-free
+ * positive answer first for a vCPU that halted with IF = 1 (halt_poll.c). */
+bool vcpu_halt_woken(struct vcpu *v);
 /* v is VCPU_HALTED with nothing to take; `now` was read at the loop top. */
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now);
 #endif

@@ -20,6 +20,18 @@
 #include "vm/bstamp.h"
 #include "log.h"
 #include "vm_status.h"
+#include "cmdline.h"
+
+/* Keep a blocked vCPU's VMCS current while its pCPU idles (below). */
+static bool opt_vmcs_park = true;
+CMDLINE_BOOL(vmcs_park, opt_vmcs_park,
+	     "an idle pCPU keeps the VMCS of the vCPU that blocked there current (on)");
+/* Test only: a parked vCPU's affinity moves to the next pCPU, so that its
+ * wake-up loads it there and the handshake of vcpu_load() runs (guest test
+ * "timerwake4 vmcs_park_bounce"; without the handshake that run hangs). */
+static bool opt_vmcs_park_bounce;
+CMDLINE_BOOL(vmcs_park_bounce, opt_vmcs_park_bounce,
+	     "debug: move each parked vCPU's affinity to the next pCPU (off)");
 
 extern char sched_opt_policy[32];
 
@@ -211,16 +223,14 @@ bool sched_glue_need_resched(struct cpu *c)
  * loop then switches away), so the unlocked reading may be transitional.
  * A confirmed violation stops only v's VM.
  */
-bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c)
+bool sched_glue_entry_check(struct vcpu *v, struct cpu *c)
 {
 	unsigned cpu = (unsigned)(c - cpus);
 	struct sched_pcpu *p = &c->sched.rq;
-	uint8_t st = READ_ONCE(v->sv.state);
+	uint8_t st;
 	unsigned owner;
 	bool bad;
 
-	if (likely(READ_ONCE(v->sv.pcpu) == cpu && st != SCHED_RUNNABLE && st != SCHED_BLOCKED))
-		return true;
 	spin_lock(&p->lock);
 	st = v->sv.state;
 	owner = v->sv.pcpu;
@@ -344,6 +354,10 @@ void sched_glue_print(void)
 
 		pr_info("summary: pcpu%u schedule %lu switches %lu idle %ld ms\n", c,
 			p->nschedule, p->nswitch, p->idle_time / 1000000);
+		if (cpus[c].sched.nparked)
+			pr_info("summary: pcpu%u vmcs parked %lu resumed %lu unparked for another pcpu %lu\n",
+				c, cpus[c].sched.nparked, cpus[c].sched.nresumed,
+				cpus[c].sched.nunparked);
 	}
 	if (cosched_stats.ops)   /* a co-scheduling policy ran (docs/sched.md) */
 		pr_info("summary: cosched ops %llu signals %llu codesched %llu refused %llu\n",
@@ -354,12 +368,43 @@ void sched_glue_print(void)
 	BSTAMP_PRINT();
 }
 
+/*
+ * Parking (issue 19, docs/vmx.md "Where a wake-up goes"). When the vCPU that
+ * blocked here leaves the pCPU idle, its VMCS stays current and active here
+ * (no VMCLEAR, FPU and PMU state left loaded) until this pCPU runs another
+ * vCPU or another pCPU wants it; if the scheduler picks it again here, as
+ * it does for a wake-up of the only vCPU of an idle pCPU, vcpu_load()
+ * needs no VMPTRLD and vcpu_put() ran not at all. The scheduler is called
+ * exactly as before: only the VMCS and FPU switch is saved (the PMU counts
+ * are flushed to vProfile at the park, as a put would). A VMCS may be active
+ * on one processor only and only that one may VMCLEAR it (SDM Vol. 3
+ * §25.1, §25.11.3): another pCPU that picked a parked vCPU asks this one
+ * (vcpu_load(): unpark_req and a kick IPI), which puts it at its loop top
+ * or instead of halting.
+ */
+static void unpark(struct cpu *c)
+{
+	struct vcpu *v = c->sched.parked;
+
+	if (!v)
+		return;
+	WRITE_ONCE(c->sched.parked, NULL);
+	vcpu_put(v);
+}
+
+static bool unpark_wanted(struct cpu *c)
+{
+	struct vcpu *v = READ_ONCE(c->sched.parked);
+
+	return v && READ_ONCE(v->unpark_req);
+}
+
 static void idle_wait(struct cpu *c, unsigned cpu)
 {
 	stime_t dl;
 
 	irq_disable();
-	if (sched_need_resched(&c->sched.rq)) {
+	if (sched_need_resched(&c->sched.rq) || unpark_wanted(c)) {
 		irq_enable();
 		return;
 	}
@@ -404,6 +449,10 @@ void vm_cpu_loop(void)
 
 		if (vm_all_dead())
 			finish_or_park(cpu);
+		if (unlikely(unpark_wanted(c))) {
+			c->sched.nunparked++;
+			unpark(c);
+		}
 		sched_glue_poll(c, now);
 		if (resched || !curr || sched_need_resched(p)) {
 			next = to_vcpu(sched_schedule(p, time_now(), &until));
@@ -412,7 +461,33 @@ void vm_cpu_loop(void)
 				/* Involuntarily off the pCPU: KVM's steal-time `preempted`. */
 				if (curr->sv.state == SCHED_RUNNABLE)
 					kvm_pv_set_preempted(curr, true);
-				vcpu_put(curr);
+				if (!next && opt_vmcs_park && curr->sv.state == SCHED_BLOCKED) {
+					/* Idle for it: park (above). Its PMU
+					 * counts go to vProfile now, as at a put
+					 * (the later put flushes nothing). Published
+					 * before idle_wait reads unpark_req. */
+					pmu_glue_vcpu_put(curr);
+					WRITE_ONCE(c->sched.parked, curr);
+					__atomic_thread_fence(__ATOMIC_SEQ_CST);
+					c->sched.nparked++;
+					if (unlikely(opt_vmcs_park_bounce) && nr_cpus_online > 1) {
+						struct cpumask m;
+
+						cpumask_zero(&m);
+						cpumask_set(&m, (cpu + 1) % nr_cpus_online);
+						sched_vcpu_affinity_set(&curr->sv, &m, time_now());
+					}
+				} else {
+					vcpu_put(curr);
+				}
+			}
+			if (next && c->sched.parked) {
+				if (next == c->sched.parked) {
+					WRITE_ONCE(c->sched.parked, NULL);   /* vcpu_load: no VMPTRLD */
+					c->sched.nresumed++;
+				} else {
+					unpark(c);   /* before another VMCS becomes current */
+				}
 			}
 			if (next && next != curr) {
 				kvm_pv_steal_update(next, (uint64_t)next->sv.st.time[SCHED_RUNNABLE]);

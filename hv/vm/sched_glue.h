@@ -25,7 +25,18 @@ void sched_glue_poll(struct cpu *c, stime_t now);
 bool sched_glue_need_resched(struct cpu *c);
 /* Before an entry from vcpu_run(): is v this pCPU's running vCPU? If not,
  * stops v's VM (only it) and returns false. */
-bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c);
+bool sched_glue_entry_check(struct vcpu *v, struct cpu *c);
+/* Its two loads inline (issue 19: the call on every pass of the run loop
+ * was part of the apicv=off self-IPI and EOI rows' rise since 9653719). */
+static inline bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c)
+{
+	uint8_t st = READ_ONCE(v->sv.state);
+
+	if (likely(READ_ONCE(v->sv.pcpu) == c->sched.rq.id && st != SCHED_RUNNABLE &&
+		   st != SCHED_BLOCKED))
+		return true;
+	return sched_glue_entry_check(v, c);
+}
 /* The flag sched_glue_need_resched() reads, for lock-free polling (vcpu exits). */
 const volatile bool *sched_glue_resched_flag(struct cpu *c);
 /* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */

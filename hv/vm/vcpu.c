@@ -19,6 +19,8 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/trap.h"
 #include "errno.h"
 #include "memory.h"
 #include "lib/string.h"
@@ -377,8 +379,10 @@ static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
  * translations here (guest INVLPGs elsewhere did not reach this TLB). */
 static int vcpu_load(struct vcpu *v)
 {
+	struct cpu *c = cpu_this();
 	int cpu = (int)this_cpu_id();
 	int at;
+	bool asked = false;
 
 	/* The pCPU that ran v last may not have put it yet: a vCPU becomes
 	 * stealable as soon as the scheduler requeues it, before that pCPU's
@@ -386,9 +390,27 @@ static int vcpu_load(struct vcpu *v)
 	 * this window: hv/sched/switch.c). VMPTRLD of a VMCS still active on
 	 * another processor, and its later VMCLEAR there, corrupt the guest
 	 * state and the launch state (SDM Vol. 3 §25.1, §25.11.3). */
-	while ((at = __atomic_load_n(&v->vmcs_active, __ATOMIC_ACQUIRE)) >= 0 && at != cpu)
+	while ((at = __atomic_load_n(&v->vmcs_active, __ATOMIC_ACQUIRE)) >= 0 && at != cpu) {
+		/* Parked on an idle pCPU (vm/sched_glue.c, issue 19): only
+		 * that pCPU may VMCLEAR it (§25.11.3), so ask it. Re-read
+		 * every round: it may park v after the first look. The owner
+		 * stores `parked`, fences and reads unpark_req before halting;
+		 * the IPI wakes it if it halted first. */
+		if (!asked && READ_ONCE(cpus[at].sched.parked) == v) {
+			WRITE_ONCE(v->unpark_req, true);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			apic_send_ipi(percpu_area[at].apic_id, VEC_KICK);
+			asked = true;
+		}
 		cpu_relax();
+	}
 	WRITE_ONCE(v->vmcs_active, cpu);
+	/* Still current here (parked while the pCPU idled, or run again
+	 * right after a preemption): no VMPTRLD needed (SDM Vol. 3 §25.1:
+	 * the current-VMCS pointer is unchanged; only vcpu_put's VMCLEAR or
+	 * another vCPU's load changes it). */
+	if (c->sched.vmcs_cur == v && v->vmcs_cpu == cpu)
+		return 0;
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
@@ -401,10 +423,12 @@ static int vcpu_load(struct vcpu *v)
 		}
 		vmx_flush_ept(v);
 		v->vmcs_cpu = cpu;
+		c->sched.vmcs_cur = v;
 		return 0;
 	}
 	if (vmcs_load(v->vmcs))
 		return -1;
+	c->sched.vmcs_cur = v;
 	if (v->vmcs_cpu != cpu) {
 		vmcs_host_refresh();
 		vmx_flush_vpid(v);
@@ -420,6 +444,8 @@ void vcpu_put(struct vcpu *v)
 	fpu_release(&v->fpu);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
+	cpu_this()->sched.vmcs_cur = NULL;   /* VMCLEAR of the current VMCS clears the pointer */
+	WRITE_ONCE(v->unpark_req, false);
 	__atomic_store_n(&v->vmcs_active, -1, __ATOMIC_RELEASE);   /* another pCPU may load it */
 }
 
@@ -465,7 +491,12 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (v->state == VCPU_HALTED) {
 			if (!v->halt_since)
 				v->halt_since = now;
-			if (!vcpu_has_wakeup(v)) {
+			/* Back from a block (this call did not see the HLT):
+			 * it was woken, so the lock-free test first (issue 19,
+			 * bench-blockpath "devices": VM and vintc locks and
+			 * scans). Right after the HLT exit the answer is
+			 * mostly no, and the peek would only add to it. */
+			if (!(looped ? vcpu_has_wakeup(v) : vcpu_halt_woken(v))) {
 				enum halt_poll_end hp = vcpu_halt_poll(v, now);
 
 				if (hp == HALT_POLL_BLOCK)

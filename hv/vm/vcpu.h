@@ -47,6 +47,7 @@ struct vcpu {
 	int vmcs_active;                   /* pCPU where the VMCS is current (loaded, not yet
 					    * put); -1 none. vcpu_load waits for -1 (SDM Vol. 3
 					    * §25.1: a VMCS is active on one processor at most) */
+	volatile bool unpark_req;          /* another pCPU waits for this parked VMCS */
 	uint64_t sched_vectors[4];         /* vectors the scheduler asked to inject */
 	uint64_t shared_gpa;               /* per-vCPU scheduler shared page, 0 = none */
 	volatile bool kicked;              /* an interrupt may have become pending */
