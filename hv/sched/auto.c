@@ -45,9 +45,12 @@
  * | delay in us << 24). A VM's `type=` is auto's to change under this
  * policy; a VM moved by hand (vmpolicy.c) is left alone.
  * Not covered (yet): spinning without PLE exits (the core does not see it),
- * PLE window behaviour, SA, balloon mode, sibling skew, cap pressure. In
- * the hypervisor the PMU figures exist while the VM is profiled (vProfile
- * on); without them DS is never chosen.
+ * PLE window behaviour, SA, balloon mode, sibling skew, cap pressure.
+ * The PMU figures: all of them while the VM is profiled (vProfile on);
+ * otherwise auto asks the platform for AUTO_PMU_RUNS runs of each vCPU per
+ * period (sched_vcpu_pmu_wanted: the hypervisor's PMU glue reads the
+ * counters around those runs only, hvsim's model feeds only those), so DS
+ * needs no vProfile; with no PMU at all (Bochs) DS is never chosen.
  */
 #include "sched/cosched.h"
 #include "sched/option.h"
@@ -69,6 +72,10 @@
 #define AUTO_DP_BLOCKS   50    /* blocks per running s: the VM synchronises by blocking */
 #define AUTO_DP_LO       SCHED_MS(1)
 #define AUTO_DP_HI       SCHED_MS(10)
+/* PMU sample per vCPU and accounting period when the VM is not profiled:
+ * the platform reads the counters around this many runs (two reads each),
+ * the first after the period starts; the stall ratio is taken over them. */
+#define AUTO_PMU_RUNS    8
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -106,6 +113,14 @@ static int auto_vm_init(struct sched_vm *vm)
 	return csched_vm_init(vm);
 }
 
+/* A new vCPU is sampled from its first runs: the first period's DS choice
+ * has its figures (vProfile or not). */
+static int auto_vcpu_insert(struct sched_vcpu *v)
+{
+	WRITE_ONCE(v->pmu_want, AUTO_PMU_RUNS);
+	return csched_vcpu_insert(v);
+}
+
 /* One VM, master pCPU after credit's accounting, no lock held. Returns the
  * type to set, or -1 to keep. */
 static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
@@ -116,10 +131,14 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 	stime_t run = 0, drun;
 	unsigned n = 0;
 
+	bool sample = vm->nvcpus >= 2 && !sched_vmpol_pinned(vm);
+
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next, n++) {
 		struct sched_vcpu_stats st;
 
+		/* The next period's PMU sample (DS signal) without vProfile. */
+		WRITE_ONCE(v->pmu_want, sample ? AUTO_PMU_RUNS : 0);
 		sched_vcpu_stats(v, now, &st);
 		yields += st.nyield;
 		run += st.time[SCHED_RUNNING];
@@ -251,7 +270,7 @@ SCHED_POLICY_REGISTER(auto) = {
 	.pcpu_priv = CSCHED_PCPU_BYTES,
 	.init = auto_init, .pcpu_init = csched_pcpu_init,
 	.vm_init = auto_vm_init, .vm_adjust = csched_vm_adjust,
-	.vcpu_insert = csched_vcpu_insert, .vcpu_remove = csched_vcpu_remove,
+	.vcpu_insert = auto_vcpu_insert, .vcpu_remove = csched_vcpu_remove,
 	.wake = csched_wake, .sleep = csched_sleep, .pick = csched_pick,
 	.yield = csched_yield, .pick_cpu = csched_pick_cpu,
 	.tick = csched_tick, .acct = auto_acct,

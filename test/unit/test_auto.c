@@ -1,0 +1,119 @@
+/* sched=auto's per-VM choices (hv/sched/auto.c, issue 16) on the simulator's
+ * fake pCPUs and clock: the PMU sample it takes without vProfile (and that
+ * no other policy takes), ... */
+#include <check.h>
+#include "check_run.h"
+#include <stdlib.h>
+#include <string.h>
+#include "sim_fixture.h"
+#include "sched/cosched.h"
+
+extern unsigned long long vprof_stub_events[VPE_NEVENTS];
+
+static struct sim_vm *VM(const char *name)
+{
+	struct sim_vm *vm = sim_vm_find(&S, name);
+
+	ck_assert_ptr_nonnull(vm);
+	return vm;
+}
+
+static struct sched_vcpu_stats vstats(struct sim_vm *vm, int j)
+{
+	struct sched_vcpu_stats st;
+
+	sched_vcpu_stats(&S.vcpu[vm->first_vcpu + j].sv, S.now, &st);
+	return st;
+}
+
+/* A memory-bound spinning VM on 4 pCPUs beside hogs, a fine-grained
+ * blocking 2-vCPU VM (many short runs) and a 1-vCPU hog. */
+static const char pmu_wl[] =
+	"pcpus 4\nseed 1\nmemory alpha=0.6 free=1\n"
+	"vm a vcpus=4\nvm b vcpus=4\nvm f vcpus=2\nvm u vcpus=1\n"
+	"barrier x 4\nbarrier y 2\n"
+	"program w\n  loop forever\n    compute 5ms mem\n    barrier x spin-block=200us\n  end\nend\n"
+	"program fw\n  loop forever\n    compute 50us..150us\n    barrier y block\n    sleep 200us\n"
+	"  end\nend\n"
+	"thread a.0-3 w\nthread b.0-3 persistent\nthread f.0-1 fw\nthread u.0 persistent\n"
+	"pin a.0 0\npin a.1 1\npin a.2 2\npin a.3 3\npin b.0 0\npin b.1 1\npin b.2 2\npin b.3 3\n";
+
+/* Issue 16 (d): the DS signal without vProfile. Under credit nobody asks
+ * for PMU figures (the platform reads no counter without a profile); under
+ * auto each vCPU of a 2+-vCPU VM is sampled for AUTO_PMU_RUNS (8) runs per
+ * accounting period, the 1-vCPU VM only for its first runs, and the
+ * memory-bound VM gets DS from that sample alone. */
+START_TEST(test_pmu_sample)
+{
+	setup("credit", pmu_wl);
+	ck_assert(!S.trace);
+	run_to(SIM_MS(300));
+	for (int i = 0; i < S.nvcpus; i++) {
+		struct sched_vcpu_stats st;
+
+		sched_vcpu_stats(&S.vcpu[i].sv, S.now, &st);
+		ck_assert_uint_eq(S.vcpu[i].sv.pmu_want, 0);
+		ck_assert_uint_eq(st.pmu_cycles, 0);
+	}
+	sim_free(&S);
+
+	setup("auto", pmu_wl);
+	run_to(SIM_MS(600));
+	ck_assert_int_eq(VM("a")->sv.pol.ds, SCHED_VMPOL_OWN);
+	ck_assert_int_eq(VM("b")->sv.pol.ds, SCHED_VMPOL_HOST);
+	for (int j = 0; j < 4; j++)
+		ck_assert_uint_gt(vstats(VM("a"), j).pmu_cycles, 0);
+	/* The fine-grained VM: 8 runs of at most ~150 us per period are
+	 * sampled, far less than it ran. */
+	for (int j = 0; j < 2; j++) {
+		struct sched_vcpu_stats st = vstats(VM("f"), j);
+		uint64_t periods = (uint64_t)(S.now / SIM_MS(30)) + 1;
+
+		ck_assert_uint_gt(st.pmu_cycles, 0);
+		ck_assert_uint_gt(st.nblock, 2 * 8 * periods);
+		ck_assert_msg(st.pmu_cycles * 2 < (uint64_t)st.time[SCHED_RUNNING],
+			      "sampled %llu of %lld ns", (unsigned long long)st.pmu_cycles,
+			      (long long)st.time[SCHED_RUNNING]);
+	}
+	/* The 1-vCPU VM: no DS choice for it, so no sample after the first
+	 * period (only its first runs, from its insertion). */
+	ck_assert_uint_eq(S.vcpu[VM("u")->first_vcpu].sv.pmu_want, 0);
+	ck_assert_uint_lt(vstats(VM("u"), 0).pmu_cycles, (uint64_t)SIM_MS(60));
+	sim_free(&S);
+}
+END_TEST
+
+/* The budget's count-down (sched.h). */
+START_TEST(test_pmu_budget)
+{
+	struct sched_vcpu v;
+
+	memset(&v, 0, sizeof(v));
+	ck_assert(!sched_vcpu_pmu_wanted(&v));
+	sched_vcpu_pmu_run_done(&v);
+	ck_assert_uint_eq(v.pmu_want, 0);
+	v.pmu_want = 2;
+	ck_assert(sched_vcpu_pmu_wanted(&v));
+	sched_vcpu_pmu_run_done(&v);
+	ck_assert(sched_vcpu_pmu_wanted(&v));
+	sched_vcpu_pmu_run_done(&v);
+	ck_assert(!sched_vcpu_pmu_wanted(&v));
+}
+END_TEST
+
+static Suite *auto_suite(void)
+{
+	Suite *s = suite_create("auto");
+	TCase *tc = tcase_create("auto");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_pmu_budget);
+	tcase_add_test(tc, test_pmu_sample);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(auto_suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
