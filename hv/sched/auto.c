@@ -76,6 +76,8 @@
  * the platform reads the counters around this many runs (two reads each),
  * the first after the period starts; the stall ratio is taken over them. */
 #define AUTO_PMU_RUNS    8
+#define AUTO_PLE_MIN     4     /* PLE exits in a period: enough to judge them */
+#define AUTO_PLE_PRE     1     /* preemptions of a PLE-off VM's vCPUs in a period: PLE on */
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -90,6 +92,9 @@ static struct auto_vm {
 	uint64_t cycles, stall, wpre, blocks;
 	uint8_t ds_on, ds_quiet, dp_on, dp_quiet;
 	stime_t dp;
+	/* PLE (seed 000 §2, seed 002 §4): sums at the last period, state. */
+	uint64_t ple, ple_sib, npre;
+	uint8_t ple_off, ple_quiet;
 } avm[AUTO_MAX_VMS];
 
 /* One period's figures of a VM (deltas), for the DS/DP choice. */
@@ -97,6 +102,7 @@ struct auto_sig {
 	unsigned n;
 	stime_t drun;
 	uint64_t dcycles, dstall, dwpre, dblocks;
+	uint64_t dple, dple_sib, dpre;
 };
 
 static int auto_init(void)
@@ -128,6 +134,7 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 {
 	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
 	uint64_t yields = 0, rate, cycles = 0, stall = 0, wpre = 0, blocks = 0;
+	uint64_t ple = 0, ple_sib = 0, npre = 0;
 	stime_t run = 0, drun;
 	unsigned n = 0;
 
@@ -146,19 +153,26 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		stall += st.pmu_stall;
 		wpre += st.nwake_preempted;
 		blocks += st.nblock;
+		ple += st.nple;
+		ple_sib += st.nple_sib;
+		npre += st.npreempt;
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	drun = run - a->run;
 	rate = drun > 0 ? (yields - a->yields) * 1000000000ull / (uint64_t)drun : 0;
 	*sig = (struct auto_sig){ .n = n, .drun = drun, .dcycles = cycles - a->cycles,
 				  .dstall = stall - a->stall, .dwpre = wpre - a->wpre,
-				  .dblocks = blocks - a->blocks };
+				  .dblocks = blocks - a->blocks, .dple = ple - a->ple,
+				  .dple_sib = ple_sib - a->ple_sib, .dpre = npre - a->npre };
 	a->yields = yields;
 	a->run = run;
 	a->cycles = cycles;
 	a->stall = stall;
 	a->wpre = wpre;
 	a->blocks = blocks;
+	a->ple = ple;
+	a->ple_sib = ple_sib;
+	a->npre = npre;
 	*rate_out = rate;
 	/* A VM moved to a policy of its own (vmpolicy.c) is not auto's. */
 	if (n < 2 || drun <= 0 || sched_vmpol_pinned(vm))
@@ -232,6 +246,51 @@ static void auto_seed001(struct sched_vm *vm, const struct auto_sig *g, stime_t 
 	a->dp = delay;
 }
 
+/* PLE per VM (seed 000 §2, seed 002 §4: a PAUSE-loop exit helps only when
+ * the spinner waits for a preempted sibling; else it is a VM exit and a
+ * yield for nothing). Off (sched_ple_vm_set: windows at the largest the
+ * VMCS field holds) for a VM whose PLE exits found no preempted sibling in
+ * AUTO_HIT_PERIODS consecutive periods with at least AUTO_PLE_MIN exits
+ * each, and whose vCPUs were not preempted at all meanwhile (or that has one
+ * vCPU: it has no sibling to help); back on (the adaptive window, ple.c) as
+ * soon as one of its 2+ vCPUs is preempted AUTO_PLE_PRE times in a period:
+ * a lock holder may then be preempted, and with PLE off the spin would not
+ * be seen. The per-vCPU window (ple.c) already grows to ple_window_max on
+ * exits that find nobody; this removes the exits left at that window.
+ * Master pCPU, no lock. */
+static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+	uint64_t rate = g->drun > 0 ? g->dple * 1000000000ull / (uint64_t)g->drun : 0;
+	bool off = a->ple_off;
+
+	if (!sched_ple_enabled() || g->drun <= 0)
+		return;
+	if (!a->ple_off) {
+		/* Not a CON VM: co-scheduling is why its siblings are not
+		 * preempted, and its PLE/yield rate is auto's CON signal. */
+		bool idle = g->dple >= AUTO_PLE_MIN && g->dple_sib == 0 &&
+			    (g->n < 2 || g->dpre == 0) && vm->params.type != SCHED_TYPE_CON;
+
+		a->ple_quiet = idle ? (uint8_t)MIN(a->ple_quiet + 1, 255) : 0;
+		off = a->ple_quiet >= AUTO_HIT_PERIODS;
+	} else if (g->n >= 2 && (g->dpre >= AUTO_PLE_PRE || vm->params.type == SCHED_TYPE_CON)) {
+		off = false;
+		a->ple_quiet = 0;
+	}
+	if (off == a->ple_off)
+		return;
+	sched_ple_vm_set(vm, off);
+	a->ple_off = off;
+	/* arg: 1 = PLE off, 0 = on | 3 << 4 | PLE exits per running s << 8 |
+	 * preemptions of its vCPUs in the period << 32. */
+	auto_trail(vm, now, (uint64_t)off | 3u << 4 | MIN(rate, 0xffffffull) << 8 |
+			    MIN(g->dpre, 0xffffull) << 32);
+	pr_info("sched: auto: vm%u ple %s (%llu PLE exits per running s, %llu with a preempted "
+		"sibling, %llu preemptions)\n", vm->id, off ? "off" : "on", (unsigned long long)rate,
+		(unsigned long long)g->dple_sib, (unsigned long long)g->dpre);
+}
+
 static void auto_acct(stime_t now)
 {
 	struct sched_vm *vms[AUTO_MAX_VMS];
@@ -247,8 +306,10 @@ static void auto_acct(stime_t now)
 		struct auto_sig sig;
 		int t = auto_decide(vms[i], now, &rate, &sig);
 
-		if (!sched_vmpol_pinned(vms[i]))
+		if (!sched_vmpol_pinned(vms[i])) {
 			auto_seed001(vms[i], &sig, now);
+			auto_ple(vms[i], &sig, now);
+		}
 		if (t < 0 || sched_vm_param_set(vms[i], SCHED_PARAM_TYPE, (uint64_t)t))
 			continue;
 		avm[vms[i]->id % AUTO_MAX_VMS].quiet = 0;

@@ -76,6 +76,7 @@ struct sched_vcpu_stats {
 	uint64_t nsa_moot;             /* upcalls ended by block/yield without ack */
 	uint64_t nsleep, nsleep_cancel; /* balloon sleeps; returned at once (irq pending) */
 	uint64_t nple_directed;        /* PLE exits that ran a preempted sibling next */
+	uint64_t nple, nple_sib;       /* PLE exits; those that found a preempted sibling */
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
 	uint64_t nwake_lat;
@@ -150,6 +151,8 @@ struct sched_vm {
 		uint8_t type0;             /* params.type before the first move (restored) */
 		uint8_t dp, ds;            /* 0 = the host's; SCHED_VMPOL_OFF / _OWN */
 		uint8_t by_auto;           /* dp/ds were set by sched=auto (still auto's) */
+		uint8_t ple_off;           /* sched=auto: PLE windows at SCHED_PLE_WINDOW_OFF (ple.c) */
+		uint8_t sa_auto;           /* sched=auto turned params.sa on (off again at a host switch) */
 		stime_t dp_delay;          /* dp == OWN: fixed delay (seed 001 §5.1) */
 		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
 		uint64_t nmove;            /* moves of this VM */
@@ -234,6 +237,11 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 /* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
 bool sched_ple_enabled(void);
+/* sched=auto (auto.c): PLE off for one VM (its vCPUs' windows at
+ * SCHED_PLE_WINDOW_OFF, ~0.7 s of spinning at 3 GHz: no exit within a
+ * slice) or back to the adaptive window (ple_window). No lock held. */
+#define SCHED_PLE_WINDOW_OFF 0x7fffffffu
+void sched_ple_vm_set(struct sched_vm *vm, bool off);
 /* PMU figures of a run of v (seed 001 §2.2 OFFCORE_STALL): cycles and
  * cycles stalled in the offcore memory system; by the pCPU that ran v (the
  * hypervisor's PMU glue while the VM is profiled or auto samples it,

@@ -1,6 +1,7 @@
 /* sched=auto's per-VM choices (hv/sched/auto.c, issue 16) on the simulator's
  * fake pCPUs and clock: the PMU sample it takes without vProfile (and that
- * no other policy takes), ... */
+ * no other policy takes), PLE off for a VM nobody's preemption can help,
+ * ... */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
@@ -101,6 +102,57 @@ START_TEST(test_pmu_budget)
 }
 END_TEST
 
+/* The PLE choice (seed 002 §4). par: 4 vCPUs on 4 pCPUs with a kernel
+ * spinlock; uni: 1 vCPU alone on pCPU 4, two guest threads on one lock;
+ * late: a hog on pCPU 0 that sleeps 400 ms first. Neither spinner is
+ * over-subscribed until the hog wakes: PLE off for both after 3 periods
+ * (their windows at the VMCS maximum); then par.0 is preempted and par's
+ * PLE is back on at once with the adaptive window, while uni (no sibling
+ * to help) stays off. */
+static const char ple_wl[] =
+	"pcpus 5\nseed 4\nple 50us\n"
+	"vm par vcpus=4\nvm uni vcpus=1\nvm late vcpus=1\nlock L\nlock M\n"
+	"program w\n  loop forever\n    compute 2ms..6ms\n    lock L spin\n    compute 300us\n"
+	"    unlock L\n  end\nend\n"
+	"program u\n  loop forever\n    compute 2ms..4ms\n    lock M spin\n    compute 1ms\n"
+	"    unlock M\n  end\nend\n"
+	"program h\n  sleep 400ms\n  loop forever\n    compute 10ms\n  end\nend\n"
+	"thread par.0-3 w\nthread uni.0 u\nthread uni.0 u\nthread late.0 h\n"
+	"pin par.0 0\npin par.1 1\npin par.2 2\npin par.3 3\npin uni.0 4\npin late.0 0\n";
+
+START_TEST(test_ple_choice)
+{
+	unsigned long long ev = vprof_stub_events[VPE_AUTO_DECISION];
+	struct sim_vm *par, *uni;
+
+	setup("auto", ple_wl);
+	par = VM("par");
+	uni = VM("uni");
+	run_to(SIM_MS(350));
+	ck_assert_uint_eq(par->sv.pol.ple_off, 1);
+	ck_assert_uint_eq(uni->sv.pol.ple_off, 1);
+	ck_assert_uint_ge(vprof_stub_events[VPE_AUTO_DECISION], ev + 2);
+	for (int j = 0; j < 4; j++)
+		ck_assert_uint_eq(S.vcpu[par->first_vcpu + j].sv.ple_window, SCHED_PLE_WINDOW_OFF);
+	ck_assert_uint_eq(S.vcpu[uni->first_vcpu].sv.ple_window, SCHED_PLE_WINDOW_OFF);
+	ck_assert_int_eq(par->sv.params.type, SCHED_TYPE_HIT);
+	run_to(SIM_MS(600));
+	ck_assert_uint_gt(vstats(par, 0).npreempt, 0);
+	ck_assert_uint_eq(par->sv.pol.ple_off, 0);
+	for (int j = 0; j < 4; j++)
+		ck_assert_uint_le(S.vcpu[par->first_vcpu + j].sv.ple_window,
+				  (uint32_t)sched_opts.ple_window_max);
+	ck_assert_uint_eq(uni->sv.pol.ple_off, 1);
+	/* A host switch gives every VM the host's PLE back. */
+	ck_assert_int_eq(sched_policy_switch("credit", "", S.now), 0);
+	run_to(S.now + SIM_MS(100));
+	ck_assert_str_eq(sched_policy_name(), "credit");
+	ck_assert_uint_eq(uni->sv.pol.ple_off, 0);
+	ck_assert_uint_le(S.vcpu[uni->first_vcpu].sv.ple_window, (uint32_t)sched_opts.ple_window_max);
+	sim_free(&S);
+}
+END_TEST
+
 static Suite *auto_suite(void)
 {
 	Suite *s = suite_create("auto");
@@ -109,6 +161,7 @@ static Suite *auto_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_pmu_budget);
 	tcase_add_test(tc, test_pmu_sample);
+	tcase_add_test(tc, test_ple_choice);
 	suite_add_tcase(s, tc);
 	return s;
 }
