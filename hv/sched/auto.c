@@ -78,6 +78,10 @@
 #define AUTO_PMU_RUNS    8
 #define AUTO_PLE_MIN     4     /* PLE exits in a period: enough to judge them */
 #define AUTO_PLE_PRE     1     /* preemptions of a PLE-off VM's vCPUs in a period: PLE on */
+#define AUTO_SA_STEAL    100   /* steal per mille of RUNNING + RUNNABLE: SA on */
+#define AUTO_SA_OFF      30    /* under this, and no upcall, ... */
+#define AUTO_SA_OFF_PERIODS 10 /* ... for this many periods: SA off (an SA that is
+				* not needed sends nothing, so off can wait) */
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -95,6 +99,10 @@ static struct auto_vm {
 	/* PLE (seed 000 §2, seed 002 §4): sums at the last period, state. */
 	uint64_t ple, ple_sib, npre;
 	uint8_t ple_off, ple_quiet;
+	/* SA (seed 000): RUNNABLE time at the last period, state. */
+	stime_t steal;
+	uint64_t nsa;
+	uint8_t sa_on, sa_quiet;
 } avm[AUTO_MAX_VMS];
 
 /* One period's figures of a VM (deltas), for the DS/DP choice. */
@@ -103,6 +111,9 @@ struct auto_sig {
 	stime_t drun;
 	uint64_t dcycles, dstall, dwpre, dblocks;
 	uint64_t dple, dple_sib, dpre;
+	stime_t dsteal;           /* RUNNABLE time of its vCPUs (steal) */
+	bool sa_reg;              /* a vCPU's guest registered the upcall vector */
+	uint64_t dsa;             /* SA upcalls sent */
 };
 
 static int auto_init(void)
@@ -135,8 +146,10 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
 	uint64_t yields = 0, rate, cycles = 0, stall = 0, wpre = 0, blocks = 0;
 	uint64_t ple = 0, ple_sib = 0, npre = 0;
-	stime_t run = 0, drun;
+	stime_t run = 0, drun, steal = 0;
+	uint64_t nsa = 0;
 	unsigned n = 0;
+	bool sa_reg = false;
 
 	bool sample = vm->nvcpus >= 2 && !sched_vmpol_pinned(vm);
 
@@ -156,6 +169,9 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		ple += st.nple;
 		ple_sib += st.nple_sib;
 		npre += st.npreempt;
+		steal += st.time[SCHED_RUNNABLE];
+		nsa += st.nsa_upcall;
+		sa_reg |= READ_ONCE(v->sa_vector) != 0;
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	drun = run - a->run;
@@ -163,7 +179,9 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 	*sig = (struct auto_sig){ .n = n, .drun = drun, .dcycles = cycles - a->cycles,
 				  .dstall = stall - a->stall, .dwpre = wpre - a->wpre,
 				  .dblocks = blocks - a->blocks, .dple = ple - a->ple,
-				  .dple_sib = ple_sib - a->ple_sib, .dpre = npre - a->npre };
+				  .dple_sib = ple_sib - a->ple_sib, .dpre = npre - a->npre,
+				  .dsteal = steal - a->steal, .sa_reg = sa_reg,
+				  .dsa = nsa - a->nsa };
 	a->yields = yields;
 	a->run = run;
 	a->cycles = cycles;
@@ -173,6 +191,8 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 	a->ple = ple;
 	a->ple_sib = ple_sib;
 	a->npre = npre;
+	a->steal = steal;
+	a->nsa = nsa;
 	*rate_out = rate;
 	/* A VM moved to a policy of its own (vmpolicy.c) is not auto's. */
 	if (n < 2 || drun <= 0 || sched_vmpol_pinned(vm))
@@ -291,6 +311,48 @@ static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
 		(unsigned long long)g->dple_sib, (unsigned long long)g->dpre);
 }
 
+/* SA per VM (seed 000 Alg. 1, docs/pv-abi.md): the upcall before an
+ * involuntary preemption lets the guest move the preempted vCPU's work
+ * (IRS: Alg. 2), which pays when the VM loses its pCPUs to others. On for a
+ * VM whose guest registered the upcall vector (HC_SCHED_SA_REGISTER on any
+ * vCPU: it advertises the ABI) and whose vCPUs waited RUNNABLE (steal) for
+ * at least AUTO_SA_STEAL per mille of their RUNNING + RUNNABLE time in a
+ * period; off again after AUTO_SA_OFF_PERIODS periods under AUTO_SA_OFF
+ * with no upcall sent (nobody tried to preempt its running vCPUs: an SA
+ * that is not needed costs nothing, so this waits longer than the other
+ * choices, through the phases where IRS itself removed the steal). Only
+ * the SA auto turned on: a VM created with sa=on keeps it. Master pCPU. */
+static void auto_sa(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+	stime_t tot = g->drun + g->dsteal;
+	uint64_t pm = tot > 0 ? (uint64_t)g->dsteal * 1000 / (uint64_t)tot : 0;
+	bool on = a->sa_on;
+
+	if (tot <= 0 || (!a->sa_on && (vm->params.sa || !g->sa_reg)))
+		return;
+	if (!a->sa_on) {
+		on = pm >= AUTO_SA_STEAL;
+		a->sa_quiet = 0;
+	} else {
+		/* SA removes much of the steal it was chosen for (the guest
+		 * moves the work off a vCPU about to wait): its own upcalls say
+		 * the preemptions go on. */
+		bool quiet = pm < AUTO_SA_OFF && g->dsa == 0;
+
+		a->sa_quiet = quiet ? (uint8_t)MIN(a->sa_quiet + 1, 255) : 0;
+		on = a->sa_quiet < AUTO_SA_OFF_PERIODS;
+	}
+	if (on == a->sa_on || sched_vm_param_set(vm, SCHED_PARAM_SA, on))
+		return;
+	a->sa_on = on;
+	vm->pol.sa_auto = on;
+	/* arg: 1 = SA on, 0 = off | 4 << 4 | steal per mille << 8. */
+	auto_trail(vm, now, (uint64_t)on | 4u << 4 | pm << 8);
+	pr_info("sched: auto: vm%u sa %s (steal %llu per mille of its vCPUs' time)\n", vm->id,
+		on ? "on" : "off", (unsigned long long)pm);
+}
+
 static void auto_acct(stime_t now)
 {
 	struct sched_vm *vms[AUTO_MAX_VMS];
@@ -309,6 +371,7 @@ static void auto_acct(stime_t now)
 		if (!sched_vmpol_pinned(vms[i])) {
 			auto_seed001(vms[i], &sig, now);
 			auto_ple(vms[i], &sig, now);
+			auto_sa(vms[i], &sig, now);
 		}
 		if (t < 0 || sched_vm_param_set(vms[i], SCHED_PARAM_TYPE, (uint64_t)t))
 			continue;

@@ -1,6 +1,7 @@
 /* sched=auto's per-VM choices (hv/sched/auto.c, issue 16) on the simulator's
  * fake pCPUs and clock: the PMU sample it takes without vProfile (and that
  * no other policy takes), PLE off for a VM nobody's preemption can help,
+ * SA for a VM whose guest registered the upcall and that suffers steal,
  * ... */
 #include <check.h>
 #include "check_run.h"
@@ -153,6 +154,53 @@ START_TEST(test_ple_choice)
 }
 END_TEST
 
+/* The SA choice (seed 000, docs/pv-abi.md). sa (its guest registered the
+ * upcall vector, created sa=off) shares pCPU 0 with a hog that stops after
+ * 100 ms of CPU: auto gives it SA and takes it back 10 quiet periods after
+ * the hog stopped; van (no receiver; both vCPUs on pCPU 2: steal) never
+ * gets it; usr (created sa=on, both vCPUs on pCPU 3) is not auto's. */
+static const char sa_wl[] =
+	"pcpus 4\nseed 2\n"
+	"vm sa vcpus=2 irs=on sa=off\nvm van vcpus=2 gbal=on\nvm usr vcpus=2 irs=on\n"
+	"vm hog vcpus=2\nbarrier a 2\nbarrier b 2\nbarrier c 2\n"
+	"program pa\n  loop forever\n    compute 5ms..10ms\n    barrier a block\n  end\nend\n"
+	"program pb\n  loop forever\n    compute 5ms..10ms\n    barrier b block\n  end\nend\n"
+	"program pc\n  loop forever\n    compute 5ms..10ms\n    barrier c block\n  end\nend\n"
+	"program h\n  loop 10\n    compute 10ms\n  end\nend\n"
+	"program z\n  loop forever\n    sleep 100ms\n  end\nend\n"
+	"thread sa.0-1 pa\nthread van.0-1 pb\nthread usr.0-1 pc\nthread hog.0 h\nthread hog.1 z\n"
+	"pin sa.0 0\npin sa.1 1\npin van.0 2\npin van.1 2\npin usr.0 3\npin usr.1 3\n"
+	"pin hog.0 0\npin hog.1 3\n";
+
+START_TEST(test_sa_choice)
+{
+	setup("auto", sa_wl);
+	run_to(SIM_MS(150));
+	ck_assert(VM("sa")->sv.params.sa);
+	ck_assert_uint_eq(VM("sa")->sv.pol.sa_auto, 1);
+	ck_assert(!VM("van")->sv.params.sa);
+	ck_assert(VM("usr")->sv.params.sa);
+	ck_assert_uint_eq(VM("usr")->sv.pol.sa_auto, 0);
+	run_to(SIM_MS(500));
+	ck_assert_uint_eq(vstats(VM("van"), 0).nsa_upcall, 0);
+	/* The hog's 100 ms are done; 10 quiet periods later SA is off. */
+	run_to(SIM_MS(1000));
+	ck_assert(!VM("sa")->sv.params.sa);
+	ck_assert_uint_eq(VM("sa")->sv.pol.sa_auto, 0);
+	ck_assert(VM("usr")->sv.params.sa);
+	sim_free(&S);
+	/* A host switch takes back the SA auto gave. */
+	setup("auto", sa_wl);
+	run_to(SIM_MS(150));
+	ck_assert(VM("sa")->sv.params.sa);
+	ck_assert_int_eq(sched_policy_switch("credit", "", S.now), 0);
+	run_to(S.now + SIM_MS(100));
+	ck_assert(!VM("sa")->sv.params.sa);
+	ck_assert(VM("usr")->sv.params.sa);
+	sim_free(&S);
+}
+END_TEST
+
 static Suite *auto_suite(void)
 {
 	Suite *s = suite_create("auto");
@@ -162,6 +210,7 @@ static Suite *auto_suite(void)
 	tcase_add_test(tc, test_pmu_budget);
 	tcase_add_test(tc, test_pmu_sample);
 	tcase_add_test(tc, test_ple_choice);
+	tcase_add_test(tc, test_sa_choice);
 	suite_add_tcase(s, tc);
 	return s;
 }
