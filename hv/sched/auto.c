@@ -112,7 +112,7 @@ struct auto_sig {
 	uint64_t dcycles, dstall, dwpre, dblocks;
 	uint64_t dple, dple_sib, dpre;
 	stime_t dsteal;           /* RUNNABLE time of its vCPUs (steal) */
-	bool sa_reg;              /* a vCPU's guest registered the upcall vector */
+	bool sa_reg;              /* a vCPU registered the upcall vector for SA */
 	uint64_t dsa;             /* SA upcalls sent */
 };
 
@@ -171,7 +171,10 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		npre += st.npreempt;
 		steal += st.time[SCHED_RUNNABLE];
 		nsa += st.nsa_upcall;
-		sa_reg |= READ_ONCE(v->sa_vector) != 0;
+		/* Registered for SA: a vector without the balloon opt-in (ABI v1
+		 * has no "SA receiver" flag; a balloon-only guest registers with
+		 * HV_SA_REG_BALLOON and may not ack SA upcalls). */
+		sa_reg |= READ_ONCE(v->sa_vector) != 0 && !READ_ONCE(v->balloon_sub);
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	drun = run - a->run;
@@ -314,8 +317,10 @@ static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
 /* SA per VM (seed 000 Alg. 1, docs/pv-abi.md): the upcall before an
  * involuntary preemption lets the guest move the preempted vCPU's work
  * (IRS: Alg. 2), which pays when the VM loses its pCPUs to others. On for a
- * VM whose guest registered the upcall vector (HC_SCHED_SA_REGISTER on any
- * vCPU: it advertises the ABI) and whose vCPUs waited RUNNABLE (steal) for
+ * VM whose guest registered the upcall vector for SA (HC_SCHED_SA_REGISTER
+ * on any vCPU without HV_SA_REG_BALLOON: a balloon guest registers the
+ * vector for the mode upcall and need not ack SA; `balloon=dynamic sa=on`
+ * never ends in hvsim, credit or auto) and whose vCPUs waited RUNNABLE (steal) for
  * at least AUTO_SA_STEAL per mille of their RUNNING + RUNNABLE time in a
  * period; off again after AUTO_SA_OFF_PERIODS periods under AUTO_SA_OFF
  * with no upcall sent (nobody tried to preempt its running vCPUs: an SA
@@ -353,6 +358,70 @@ static void auto_sa(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
 		on ? "on" : "off", (unsigned long long)pm);
 }
 
+/* Balloon (seed 004 §4.3). The SWC mode itself needs no choice: under auto,
+ * as under credit, sched_balloon_update (preempt.c) decides it every period
+ * for every VM from its budget (cap, credit), and a guest that runs the
+ * balloon opts in to the mode upcall (HV_SA_REG_BALLOON): hvsim's balloon
+ * arms give auto credit's tail latencies to the microsecond. What is left to
+ * choose is the host's sched_balloon_share: two ballooning VMs that share a
+ * pCPU hold their saved credit together under the paper's rule and wait out
+ * each other's slices (docs/sched.md "Balloon mode"); `excl` (one WC VM per
+ * pCPU at a time) gives a p99 of 1 ms instead of 28 ms in hvsim's share
+ * case. auto turns it on when two VMs that listen to the mode upcall have
+ * pCPUs in common (balloon_listened / balloon_cpus, as the last balloon
+ * update saw them) and the option is at `paper`, and back to `paper` after
+ * AUTO_HIT_PERIODS periods without such a pair, or when the host leaves
+ * auto (auto_carry_out). Master pCPU. */
+static bool auto_excl;
+static uint8_t auto_excl_quiet;
+
+static bool auto_balloon_pair(struct sched_vm **vms, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++) {
+			if (!READ_ONCE(vms[i]->balloon_listened) || !READ_ONCE(vms[j]->balloon_listened))
+				continue;
+			for (unsigned w = 0; w < CPUMASK_WORDS; w++)
+				if (vms[i]->balloon_cpus.w[w] & vms[j]->balloon_cpus.w[w])
+					return true;
+		}
+	return false;
+}
+
+static void auto_balloon(struct sched_vm **vms, unsigned n, stime_t now)
+{
+	bool pair = auto_balloon_pair(vms, n);
+	uint64_t cur = 0;
+
+	if (!auto_excl) {
+		if (!pair || sched_option_get("sched_balloon_share", &cur) || cur != 0 ||
+		    sched_option_set("sched_balloon_share", "excl"))
+			return;
+		auto_excl = true;
+		auto_excl_quiet = 0;
+	} else {
+		auto_excl_quiet = pair ? 0 : (uint8_t)MIN(auto_excl_quiet + 1, 255);
+		if (auto_excl_quiet < AUTO_HIT_PERIODS || sched_option_set("sched_balloon_share", "paper"))
+			return;
+		auto_excl = false;
+	}
+	/* arg: 1 = excl, 0 = paper | 5 << 4, on every listening VM. */
+	for (unsigned i = 0; i < n; i++)
+		if (READ_ONCE(vms[i]->balloon_listened))
+			auto_trail(vms[i], now, (uint64_t)auto_excl | 5u << 4);
+	pr_info("sched: auto: sched_balloon_share=%s (%s)\n", auto_excl ? "excl" : "paper",
+		auto_excl ? "ballooning VMs share a pCPU" : "no ballooning VMs share a pCPU");
+}
+
+/* The host leaves auto (switch.c, every runqueue lock held): the balloon
+ * sharing auto chose goes back to the paper's. */
+static void auto_carry_out(struct sched_vcpu *v, struct sched_carry *c)
+{
+	if (auto_excl && !sched_option_set("sched_balloon_share", "paper"))
+		auto_excl = false;
+	csched_carry_out(v, c);
+}
+
 static void auto_acct(stime_t now)
 {
 	struct sched_vm *vms[AUTO_MAX_VMS];
@@ -382,6 +451,7 @@ static void auto_acct(stime_t now)
 		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s)\n",
 			vms[i]->id, t == SCHED_TYPE_CON ? "con" : "hit", (unsigned long long)rate);
 	}
+	auto_balloon(vms, n, now);
 }
 
 SCHED_POLICY_REGISTER(auto) = {
@@ -400,5 +470,5 @@ SCHED_POLICY_REGISTER(auto) = {
 	.tick = csched_tick, .acct = auto_acct,
 	.preempt_check = csched_preempt_check, .vm_budget = csched_vm_budget,
 	.balloon_unboost = csched_balloon_unboost, .dump = csched_dump,
-	.vcpu_carry_out = csched_carry_out, .vcpu_carry_in = csched_carry_in,
+	.vcpu_carry_out = auto_carry_out, .vcpu_carry_in = csched_carry_in,
 };

@@ -2,7 +2,7 @@
  * fake pCPUs and clock: the PMU sample it takes without vProfile (and that
  * no other policy takes), PLE off for a VM nobody's preemption can help,
  * SA for a VM whose guest registered the upcall and that suffers steal,
- * ... */
+ * excl balloon sharing for ballooning VMs on a common pCPU. */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
@@ -201,6 +201,48 @@ START_TEST(test_sa_choice)
 }
 END_TEST
 
+/* The balloon sharing choice (seed 004 §4.3): two VMs running the static
+ * balloon on one pCPU get sched_balloon_share=excl from auto, given back
+ * (paper) when the host leaves auto; one ballooning VM alone never does. */
+static const char bal_wl[] =
+	"pcpus 1\nseed 1\nvm a vcpus=1 balloon=static\nvm b vcpus=1 balloon=static\n"
+	"program lp\n  loop forever\n    iowait 1ms\n    compute 50us\n  end\nend\n"
+	"thread a.0 lp io\nthread b.0 lp io\nthread a.0 persistent\nthread b.0 persistent\n";
+
+static uint64_t share_opt(void)
+{
+	uint64_t v = 99;
+
+	ck_assert_int_eq(sched_option_get("sched_balloon_share", &v), 0);
+	return v;
+}
+
+START_TEST(test_balloon_choice)
+{
+	unsigned long long ev;
+
+	setup("auto", bal_wl);
+	ck_assert_uint_eq(share_opt(), 0);
+	ev = vprof_stub_events[VPE_AUTO_DECISION];
+	run_to(SIM_MS(200));
+	ck_assert_uint_eq(share_opt(), 1);
+	ck_assert_uint_ge(vprof_stub_events[VPE_AUTO_DECISION], ev + 2);
+	ck_assert_int_eq(sched_policy_switch("credit", "", S.now), 0);
+	run_to(S.now + SIM_MS(100));
+	ck_assert_str_eq(sched_policy_name(), "credit");
+	ck_assert_uint_eq(share_opt(), 0);
+	sim_free(&S);
+	/* One ballooning VM beside a plain one: nothing to share. */
+	setup("auto", "pcpus 1\nseed 1\nvm a vcpus=1 cap=50 balloon=static\nvm b vcpus=1\n"
+		      "program lp\n  loop forever\n    iowait 1ms\n    compute 50us\n  end\nend\n"
+		      "thread a.0 lp io\nthread a.0 persistent\nthread b.0 persistent\n");
+	run_to(SIM_MS(300));
+	ck_assert_uint_eq(share_opt(), 0);
+	ck_assert_uint_gt(S.vm[0].sv.nballoon_switch, 0);   /* SWC modes as under credit */
+	sim_free(&S);
+}
+END_TEST
+
 static Suite *auto_suite(void)
 {
 	Suite *s = suite_create("auto");
@@ -211,6 +253,7 @@ static Suite *auto_suite(void)
 	tcase_add_test(tc, test_pmu_sample);
 	tcase_add_test(tc, test_ple_choice);
 	tcase_add_test(tc, test_sa_choice);
+	tcase_add_test(tc, test_balloon_choice);
 	suite_add_tcase(s, tc);
 	return s;
 }
