@@ -37,15 +37,23 @@
  *     fixed delay of twice its mean run between blocks, in [1, 10] ms (long
  *     enough for a vCPU to reach its next synchronisation point); off after
  *     AUTO_HIT_PERIODS periods under AUTO_DP_OFF.
+ * Third, per VM with the same period: PLE off for a VM whose PAUSE-loop
+ * exits help nobody (auto_ple, seed 002 §4), SA for a VM whose guest
+ * registered the upcall for it and suffers steal (auto_sa, seed 000), and
+ * for the host, excl balloon sharing while ballooning VMs share a pCPU
+ * (auto_balloon, seed 004 §4.3; the SWC mode itself is credit's, per VM).
  * Every change is recorded as VPE_AUTO_DECISION on the VM's first vCPU:
  * the decision trail in the vProfile trace. arg = value (bits 0-3: type 0
- * HIT / 1 CON, DS or DP 0 off / 1 on) | what << 4 (0 type, 1 DS, 2 DP) |
- * signal << 8 (type: yields+PLE exits per running second; DS: stall
- * cycles per thousand cycles; DP: wake-up preemptions per running second
- * | delay in us << 24). A VM's `type=` is auto's to change under this
- * policy; a VM moved by hand (vmpolicy.c) is left alone.
- * Not covered (yet): spinning without PLE exits (the core does not see it),
- * PLE window behaviour, SA, balloon mode, sibling skew, cap pressure.
+ * HIT / 1 CON, DS, DP or SA 0 off / 1 on, PLE 1 off / 0 on, balloon share
+ * 1 excl / 0 paper) | what << 4 (0 type, 1 DS, 2 DP, 3 PLE, 4 SA, 5 balloon
+ * share) | signal << 8 (type: yields+PLE exits per running second; DS:
+ * stall cycles per thousand cycles; DP: wake-up preemptions per running
+ * second | delay in us << 24; PLE: PLE exits per running second |
+ * preemptions << 32; SA: steal per mille). A VM's `type=` is auto's to
+ * change under this policy; a VM moved by hand (vmpolicy.c) is left alone.
+ * Not covered: spinning without PAUSE in a VM not declared CON (what the
+ * scheduler sees of it, running/steal/blocks/preemptions/skew, is a hog's:
+ * docs/sched.md "sched=auto"), sibling skew, cap pressure.
  * The PMU figures: all of them while the VM is profiled (vProfile on);
  * otherwise auto asks the platform for AUTO_PMU_RUNS runs of each vCPU per
  * period (sched_vcpu_pmu_wanted: the hypervisor's PMU glue reads the
@@ -456,7 +464,7 @@ static void auto_acct(stime_t now)
 
 SCHED_POLICY_REGISTER(auto) = {
 	.name = "auto",
-	.desc = "pcs with each VM's CON/HIT type chosen online from its PLE/yield rate (first version)",
+	.desc = "pcs with each VM's CON/HIT type, DS, DP, PLE and SA chosen online (docs/sched.md)",
 	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_WORKCONS | SCHED_CAP_BOOST |
 		SCHED_CAP_BALANCE,
 	.vcpu_priv = CSCHED_VCPU_BYTES + CSCHED_VCPU_EXT_BYTES,
