@@ -174,7 +174,7 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		stall += st.pmu_stall;
 		wpre += st.nwake_preempted;
 		blocks += st.nblock;
-		ple += st.nple;
+		ple += st.nyield;   /* PLE exits and yield hypercalls */
 		ple_sib += st.nple_sib;
 		npre += st.npreempt;
 		steal += st.time[SCHED_RUNNABLE];
@@ -309,8 +309,11 @@ static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
 		off = false;
 		a->ple_quiet = 0;
 	}
-	if (off == a->ple_off)
+	if (off == a->ple_off) {
+		if (off)   /* an exit at the huge window clamped it back: off again */
+			sched_ple_vm_set(vm, true);
 		return;
+	}
 	sched_ple_vm_set(vm, off);
 	a->ple_off = off;
 	/* arg: 1 = PLE off, 0 = on | 3 << 4 | PLE exits per running s << 8 |

@@ -64,26 +64,20 @@ static struct sched_vcpu *sched_ple_target(struct sched_vcpu *v, stime_t now)
 	return best;
 }
 
-/* v's next window: w clamped, or PLE off for v's VM (sched=auto). */
-static uint32_t ple_next(const struct sched_vcpu *v, uint64_t w)
-{
-	return READ_ONCE(v->vm->pol.ple_off) ? SCHED_PLE_WINDOW_OFF : ple_clamp(w);
-}
-
 void sched_ple_exit(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_vcpu *t = NULL;
 
 	if (!v->ple_window)
-		v->ple_window = ple_next(v, (uint64_t)sched_opts.ple_window);
+		v->ple_window = ple_clamp((uint64_t)sched_opts.ple_window);
 	t = sched_ple_target(v, now);
-	v->st.nple++;
-	if (t && (t->flags & SCHED_VF_PREEMPTED))
-		v->st.nple_sib++;
-	if (!t || !(t->flags & SCHED_VF_PREEMPTED))
-		v->ple_window = ple_next(v, (uint64_t)v->ple_window * 2);
-	else if (sched_opts.ple_undirected)   /* same window policy, plain yield */
-		v->ple_window = ple_next(v, v->ple_window / 2);
+	if (!t || !(t->flags & SCHED_VF_PREEMPTED)) {
+		v->ple_window = ple_clamp((uint64_t)v->ple_window * 2);
+	} else {
+		v->st.nple_sib++;   /* sched=auto's PLE signal (auto.c) */
+		if (sched_opts.ple_undirected)   /* same window policy, plain yield */
+			v->ple_window = ple_clamp(v->ple_window / 2);
+	}
 	if (sched_opts.ple_undirected)
 		t = NULL;
 	if (t)
@@ -125,7 +119,7 @@ void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct 
 {
 	if (p->yield_target && next == p->yield_target && prev) {
 		prev->st.nple_directed++;
-		prev->ple_window = ple_next(prev, prev->ple_window / 2);
+		prev->ple_window = ple_clamp(prev->ple_window / 2);
 	}
 	p->yield_target = NULL;
 }

@@ -76,7 +76,7 @@ struct sched_vcpu_stats {
 	uint64_t nsa_moot;             /* upcalls ended by block/yield without ack */
 	uint64_t nsleep, nsleep_cancel; /* balloon sleeps; returned at once (irq pending) */
 	uint64_t nple_directed;        /* PLE exits that ran a preempted sibling next */
-	uint64_t nple, nple_sib;       /* PLE exits; those that found a preempted sibling */
+	uint64_t nple_sib;             /* PLE exits that found a preempted sibling */
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
 	uint64_t nwake_lat;
@@ -239,7 +239,9 @@ void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 bool sched_ple_enabled(void);
 /* sched=auto (auto.c): PLE off for one VM (its vCPUs' windows at
  * SCHED_PLE_WINDOW_OFF, ~0.7 s of spinning at 3 GHz: no exit within a
- * slice) or back to the adaptive window (ple_window). No lock held. */
+ * slice; auto writes them again every period, since an exit clamps the
+ * window back into ple_window_min..max) or back to the adaptive window
+ * (ple_window). No lock held. */
 #define SCHED_PLE_WINDOW_OFF 0x7fffffffu
 void sched_ple_vm_set(struct sched_vm *vm, bool off);
 /* PMU figures of a run of v (seed 001 §2.2 OFFCORE_STALL): cycles and
