@@ -118,7 +118,8 @@ struct auto_sig {
 	unsigned n;
 	stime_t drun;
 	uint64_t dcycles, dstall, dwpre, dblocks;
-	uint64_t dple, dple_sib, dpre;
+	uint64_t dple, dpre;
+	uint64_t dple_sib;        /* PLE exits whose directed yield ran a preempted sibling */
 	stime_t dsteal;           /* RUNNABLE time of its vCPUs (steal) */
 	bool sa_reg;              /* a vCPU registered the upcall vector for SA */
 	uint64_t dsa;             /* SA upcalls sent */
@@ -175,7 +176,9 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		wpre += st.nwake_preempted;
 		blocks += st.nblock;
 		ple += st.nyield;   /* PLE exits and yield hypercalls */
-		ple_sib += st.nple_sib;
+		/* PLE exits whose directed yield ran a preempted sibling (ple.c's
+		 * own count: the exit path has nothing added for auto). */
+		ple_sib += st.nple_directed;
 		npre += st.npreempt;
 		steal += st.time[SCHED_RUNNABLE];
 		nsa += st.nsa_upcall;
@@ -280,7 +283,8 @@ static void auto_seed001(struct sched_vm *vm, const struct auto_sig *g, stime_t 
 /* PLE per VM (seed 000 §2, seed 002 §4: a PAUSE-loop exit helps only when
  * the spinner waits for a preempted sibling; else it is a VM exit and a
  * yield for nothing). Off (sched_ple_vm_set: windows at the largest the
- * VMCS field holds) for a VM whose PLE exits found no preempted sibling in
+ * VMCS field holds) for a VM whose PLE exits and yields (st.nyield) ran no
+ * preempted sibling (st.nple_directed: ple.c's exit path is untouched) in
  * AUTO_HIT_PERIODS consecutive periods with at least AUTO_PLE_MIN exits
  * each, and whose vCPUs were not preempted at all meanwhile (or that has one
  * vCPU: it has no sibling to help); back on (the adaptive window, ple.c) as
@@ -320,7 +324,7 @@ static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
 	 * preemptions of its vCPUs in the period << 32. */
 	auto_trail(vm, now, (uint64_t)off | 3u << 4 | MIN(rate, 0xffffffull) << 8 |
 			    MIN(g->dpre, 0xffffull) << 32);
-	pr_info("sched: auto: vm%u ple %s (%llu PLE exits per running s, %llu with a preempted "
+	pr_info("sched: auto: vm%u ple %s (%llu PLE exits+yields per running s, %llu ran a preempted "
 		"sibling, %llu preemptions)\n", vm->id, off ? "off" : "on", (unsigned long long)rate,
 		(unsigned long long)g->dple_sib, (unsigned long long)g->dpre);
 }

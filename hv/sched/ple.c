@@ -71,13 +71,10 @@ void sched_ple_exit(struct sched_vcpu *v, stime_t now)
 	if (!v->ple_window)
 		v->ple_window = ple_clamp((uint64_t)sched_opts.ple_window);
 	t = sched_ple_target(v, now);
-	if (!t || !(t->flags & SCHED_VF_PREEMPTED)) {
+	if (!t || !(t->flags & SCHED_VF_PREEMPTED))
 		v->ple_window = ple_clamp((uint64_t)v->ple_window * 2);
-	} else {
-		v->st.nple_sib++;   /* sched=auto's PLE signal (auto.c) */
-		if (sched_opts.ple_undirected)   /* same window policy, plain yield */
-			v->ple_window = ple_clamp(v->ple_window / 2);
-	}
+	else if (sched_opts.ple_undirected)   /* same window policy, plain yield */
+		v->ple_window = ple_clamp(v->ple_window / 2);
 	if (sched_opts.ple_undirected)
 		t = NULL;
 	if (t)

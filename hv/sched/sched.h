@@ -76,7 +76,6 @@ struct sched_vcpu_stats {
 	uint64_t nsa_moot;             /* upcalls ended by block/yield without ack */
 	uint64_t nsleep, nsleep_cancel; /* balloon sleeps; returned at once (irq pending) */
 	uint64_t nple_directed;        /* PLE exits that ran a preempted sibling next */
-	uint64_t nple_sib;             /* PLE exits that found a preempted sibling */
 	stime_t  wake_lat_max;         /* longest wake -> RUNNING */
 	stime_t  wake_lat_sum;
 	uint64_t nwake_lat;
