@@ -52,6 +52,7 @@ struct cpu {
 	struct cpu_pmu {
 		int8_t setup;                  /* 0 not yet, 1 programmed, -1 failed */
 		bool armed;                    /* last[] is a snapshot for the current run */
+		bool sched_only;               /* ... for sched=auto's sample, not vProfile */
 		uint64_t last[CPU_PMU_EVENTS];
 	} pmu;
 } __aligned(1024);

@@ -37,17 +37,28 @@
  *     fixed delay of twice its mean run between blocks, in [1, 10] ms (long
  *     enough for a vCPU to reach its next synchronisation point); off after
  *     AUTO_HIT_PERIODS periods under AUTO_DP_OFF.
+ * Third, per VM with the same period: PLE off for a VM whose PAUSE-loop
+ * exits help nobody (auto_ple, seed 002 §4), SA for a VM whose guest
+ * registered the upcall for it and suffers steal (auto_sa, seed 000), and
+ * for the host, excl balloon sharing while ballooning VMs share a pCPU
+ * (auto_balloon, seed 004 §4.3; the SWC mode itself is credit's, per VM).
  * Every change is recorded as VPE_AUTO_DECISION on the VM's first vCPU:
  * the decision trail in the vProfile trace. arg = value (bits 0-3: type 0
- * HIT / 1 CON, DS or DP 0 off / 1 on) | what << 4 (0 type, 1 DS, 2 DP) |
- * signal << 8 (type: yields+PLE exits per running second; DS: stall
- * cycles per thousand cycles; DP: wake-up preemptions per running second
- * | delay in us << 24). A VM's `type=` is auto's to change under this
- * policy; a VM moved by hand (vmpolicy.c) is left alone.
- * Not covered (yet): spinning without PLE exits (the core does not see it),
- * PLE window behaviour, SA, balloon mode, sibling skew, cap pressure. In
- * the hypervisor the PMU figures exist while the VM is profiled (vProfile
- * on); without them DS is never chosen.
+ * HIT / 1 CON, DS, DP or SA 0 off / 1 on, PLE 1 off / 0 on, balloon share
+ * 1 excl / 0 paper) | what << 4 (0 type, 1 DS, 2 DP, 3 PLE, 4 SA, 5 balloon
+ * share) | signal << 8 (type: yields+PLE exits per running second; DS:
+ * stall cycles per thousand cycles; DP: wake-up preemptions per running
+ * second | delay in us << 24; PLE: PLE exits per running second |
+ * preemptions << 32; SA: steal per mille). A VM's `type=` is auto's to
+ * change under this policy; a VM moved by hand (vmpolicy.c) is left alone.
+ * Not covered: spinning without PAUSE in a VM not declared CON (what the
+ * scheduler sees of it, running/steal/blocks/preemptions/skew, is a hog's:
+ * docs/sched.md "sched=auto"), sibling skew, cap pressure.
+ * The PMU figures: all of them while the VM is profiled (vProfile on);
+ * otherwise auto asks the platform for AUTO_PMU_RUNS runs of each vCPU per
+ * period (sched_vcpu_pmu_wanted: the hypervisor's PMU glue reads the
+ * counters around those runs only, hvsim's model feeds only those), so DS
+ * needs no vProfile; with no PMU at all (Bochs) DS is never chosen.
  */
 #include "sched/cosched.h"
 #include "sched/option.h"
@@ -69,6 +80,16 @@
 #define AUTO_DP_BLOCKS   50    /* blocks per running s: the VM synchronises by blocking */
 #define AUTO_DP_LO       SCHED_MS(1)
 #define AUTO_DP_HI       SCHED_MS(10)
+/* PMU sample per vCPU and accounting period when the VM is not profiled:
+ * the platform reads the counters around this many runs (two reads each),
+ * the first after the period starts; the stall ratio is taken over them. */
+#define AUTO_PMU_RUNS    8
+#define AUTO_PLE_MIN     4     /* PLE exits in a period: enough to judge them */
+#define AUTO_PLE_PRE     1     /* preemptions of a PLE-off VM's vCPUs in a period: PLE on */
+#define AUTO_SA_STEAL    100   /* steal per mille of RUNNING + RUNNABLE: SA on */
+#define AUTO_SA_OFF      30    /* under this, and no upcall, ... */
+#define AUTO_SA_OFF_PERIODS 10 /* ... for this many periods: SA off (an SA that is
+				* not needed sends nothing, so off can wait) */
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -83,6 +104,13 @@ static struct auto_vm {
 	uint64_t cycles, stall, wpre, blocks;
 	uint8_t ds_on, ds_quiet, dp_on, dp_quiet;
 	stime_t dp;
+	/* PLE (seed 000 §2, seed 002 §4): sums at the last period, state. */
+	uint64_t ple, ple_sib, npre;
+	uint8_t ple_off, ple_quiet;
+	/* SA (seed 000): RUNNABLE time at the last period, state. */
+	stime_t steal;
+	uint64_t nsa;
+	uint8_t sa_on, sa_quiet;
 } avm[AUTO_MAX_VMS];
 
 /* One period's figures of a VM (deltas), for the DS/DP choice. */
@@ -90,6 +118,11 @@ struct auto_sig {
 	unsigned n;
 	stime_t drun;
 	uint64_t dcycles, dstall, dwpre, dblocks;
+	uint64_t dple, dpre;
+	uint64_t dple_sib;        /* PLE exits whose directed yield ran a preempted sibling */
+	stime_t dsteal;           /* RUNNABLE time of its vCPUs (steal) */
+	bool sa_reg;              /* a vCPU registered the upcall vector for SA */
+	uint64_t dsa;             /* SA upcalls sent */
 };
 
 static int auto_init(void)
@@ -106,6 +139,14 @@ static int auto_vm_init(struct sched_vm *vm)
 	return csched_vm_init(vm);
 }
 
+/* A new vCPU is sampled from its first runs: the first period's DS choice
+ * has its figures (vProfile or not). */
+static int auto_vcpu_insert(struct sched_vcpu *v)
+{
+	WRITE_ONCE(v->pmu_want, AUTO_PMU_RUNS);
+	return csched_vcpu_insert(v);
+}
+
 /* One VM, master pCPU after credit's accounting, no lock held. Returns the
  * type to set, or -1 to keep. */
 static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
@@ -113,13 +154,20 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 {
 	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
 	uint64_t yields = 0, rate, cycles = 0, stall = 0, wpre = 0, blocks = 0;
-	stime_t run = 0, drun;
+	uint64_t ple = 0, ple_sib = 0, npre = 0;
+	stime_t run = 0, drun, steal = 0;
+	uint64_t nsa = 0;
 	unsigned n = 0;
+	bool sa_reg = false;
+
+	bool sample = vm->nvcpus >= 2 && !sched_vmpol_pinned(vm);
 
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next, n++) {
 		struct sched_vcpu_stats st;
 
+		/* The next period's PMU sample (DS signal) without vProfile. */
+		WRITE_ONCE(v->pmu_want, sample ? AUTO_PMU_RUNS : 0);
 		sched_vcpu_stats(v, now, &st);
 		yields += st.nyield;
 		run += st.time[SCHED_RUNNING];
@@ -127,19 +175,38 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		stall += st.pmu_stall;
 		wpre += st.nwake_preempted;
 		blocks += st.nblock;
+		ple += st.nyield;   /* PLE exits and yield hypercalls */
+		/* PLE exits whose directed yield ran a preempted sibling (ple.c's
+		 * own count: the exit path has nothing added for auto). */
+		ple_sib += st.nple_directed;
+		npre += st.npreempt;
+		steal += st.time[SCHED_RUNNABLE];
+		nsa += st.nsa_upcall;
+		/* Registered for SA: a vector without the balloon opt-in (ABI v1
+		 * has no "SA receiver" flag; a balloon-only guest registers with
+		 * HV_SA_REG_BALLOON and may not ack SA upcalls). */
+		sa_reg |= READ_ONCE(v->sa_vector) != 0 && !READ_ONCE(v->balloon_sub);
 	}
 	spin_unlock(&sched_sys.vm_lock);
 	drun = run - a->run;
 	rate = drun > 0 ? (yields - a->yields) * 1000000000ull / (uint64_t)drun : 0;
 	*sig = (struct auto_sig){ .n = n, .drun = drun, .dcycles = cycles - a->cycles,
 				  .dstall = stall - a->stall, .dwpre = wpre - a->wpre,
-				  .dblocks = blocks - a->blocks };
+				  .dblocks = blocks - a->blocks, .dple = ple - a->ple,
+				  .dple_sib = ple_sib - a->ple_sib, .dpre = npre - a->npre,
+				  .dsteal = steal - a->steal, .sa_reg = sa_reg,
+				  .dsa = nsa - a->nsa };
 	a->yields = yields;
 	a->run = run;
 	a->cycles = cycles;
 	a->stall = stall;
 	a->wpre = wpre;
 	a->blocks = blocks;
+	a->ple = ple;
+	a->ple_sib = ple_sib;
+	a->npre = npre;
+	a->steal = steal;
+	a->nsa = nsa;
 	*rate_out = rate;
 	/* A VM moved to a policy of its own (vmpolicy.c) is not auto's. */
 	if (n < 2 || drun <= 0 || sched_vmpol_pinned(vm))
@@ -213,6 +280,163 @@ static void auto_seed001(struct sched_vm *vm, const struct auto_sig *g, stime_t 
 	a->dp = delay;
 }
 
+/* PLE per VM (seed 000 §2, seed 002 §4: a PAUSE-loop exit helps only when
+ * the spinner waits for a preempted sibling; else it is a VM exit and a
+ * yield for nothing). Off (sched_ple_vm_set: windows at the largest the
+ * VMCS field holds) for a VM whose PLE exits and yields (st.nyield) ran no
+ * preempted sibling (st.nple_directed: ple.c's exit path is untouched) in
+ * AUTO_HIT_PERIODS consecutive periods with at least AUTO_PLE_MIN exits
+ * each, and whose vCPUs were not preempted at all meanwhile (or that has one
+ * vCPU: it has no sibling to help); back on (the adaptive window, ple.c) as
+ * soon as one of its 2+ vCPUs is preempted AUTO_PLE_PRE times in a period:
+ * a lock holder may then be preempted, and with PLE off the spin would not
+ * be seen. The per-vCPU window (ple.c) already grows to ple_window_max on
+ * exits that find nobody; this removes the exits left at that window.
+ * Master pCPU, no lock. */
+static void auto_ple(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+	uint64_t rate = g->drun > 0 ? g->dple * 1000000000ull / (uint64_t)g->drun : 0;
+	bool off = a->ple_off;
+
+	if (!sched_ple_enabled() || g->drun <= 0)
+		return;
+	if (!a->ple_off) {
+		/* Not a CON VM: co-scheduling is why its siblings are not
+		 * preempted, and its PLE/yield rate is auto's CON signal. */
+		bool idle = g->dple >= AUTO_PLE_MIN && g->dple_sib == 0 &&
+			    (g->n < 2 || g->dpre == 0) && vm->params.type != SCHED_TYPE_CON;
+
+		a->ple_quiet = idle ? (uint8_t)MIN(a->ple_quiet + 1, 255) : 0;
+		off = a->ple_quiet >= AUTO_HIT_PERIODS;
+	} else if (g->n >= 2 && (g->dpre >= AUTO_PLE_PRE || vm->params.type == SCHED_TYPE_CON)) {
+		off = false;
+		a->ple_quiet = 0;
+	}
+	if (off == a->ple_off) {
+		if (off)   /* an exit at the huge window clamped it back: off again */
+			sched_ple_vm_set(vm, true);
+		return;
+	}
+	sched_ple_vm_set(vm, off);
+	a->ple_off = off;
+	/* arg: 1 = PLE off, 0 = on | 3 << 4 | PLE exits per running s << 8 |
+	 * preemptions of its vCPUs in the period << 32. */
+	auto_trail(vm, now, (uint64_t)off | 3u << 4 | MIN(rate, 0xffffffull) << 8 |
+			    MIN(g->dpre, 0xffffull) << 32);
+	pr_info("sched: auto: vm%u ple %s (%llu PLE exits+yields per running s, %llu ran a preempted "
+		"sibling, %llu preemptions)\n", vm->id, off ? "off" : "on", (unsigned long long)rate,
+		(unsigned long long)g->dple_sib, (unsigned long long)g->dpre);
+}
+
+/* SA per VM (seed 000 Alg. 1, docs/pv-abi.md): the upcall before an
+ * involuntary preemption lets the guest move the preempted vCPU's work
+ * (IRS: Alg. 2), which pays when the VM loses its pCPUs to others. On for a
+ * VM whose guest registered the upcall vector for SA (HC_SCHED_SA_REGISTER
+ * on any vCPU without HV_SA_REG_BALLOON: a balloon guest registers the
+ * vector for the mode upcall and need not ack SA; `balloon=dynamic sa=on`
+ * never ends in hvsim, credit or auto) and whose vCPUs waited RUNNABLE (steal) for
+ * at least AUTO_SA_STEAL per mille of their RUNNING + RUNNABLE time in a
+ * period; off again after AUTO_SA_OFF_PERIODS periods under AUTO_SA_OFF
+ * with no upcall sent (nobody tried to preempt its running vCPUs: an SA
+ * that is not needed costs nothing, so this waits longer than the other
+ * choices, through the phases where IRS itself removed the steal). Only
+ * the SA auto turned on: a VM created with sa=on keeps it. Master pCPU. */
+static void auto_sa(struct sched_vm *vm, const struct auto_sig *g, stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+	stime_t tot = g->drun + g->dsteal;
+	uint64_t pm = tot > 0 ? (uint64_t)g->dsteal * 1000 / (uint64_t)tot : 0;
+	bool on = a->sa_on;
+
+	if (tot <= 0 || (!a->sa_on && (vm->params.sa || !g->sa_reg)))
+		return;
+	if (!a->sa_on) {
+		on = pm >= AUTO_SA_STEAL;
+		a->sa_quiet = 0;
+	} else {
+		/* SA removes much of the steal it was chosen for (the guest
+		 * moves the work off a vCPU about to wait): its own upcalls say
+		 * the preemptions go on. */
+		bool quiet = pm < AUTO_SA_OFF && g->dsa == 0;
+
+		a->sa_quiet = quiet ? (uint8_t)MIN(a->sa_quiet + 1, 255) : 0;
+		on = a->sa_quiet < AUTO_SA_OFF_PERIODS;
+	}
+	if (on == a->sa_on || sched_vm_param_set(vm, SCHED_PARAM_SA, on))
+		return;
+	a->sa_on = on;
+	vm->pol.sa_auto = on;
+	/* arg: 1 = SA on, 0 = off | 4 << 4 | steal per mille << 8. */
+	auto_trail(vm, now, (uint64_t)on | 4u << 4 | pm << 8);
+	pr_info("sched: auto: vm%u sa %s (steal %llu per mille of its vCPUs' time)\n", vm->id,
+		on ? "on" : "off", (unsigned long long)pm);
+}
+
+/* Balloon (seed 004 §4.3). The SWC mode itself needs no choice: under auto,
+ * as under credit, sched_balloon_update (preempt.c) decides it every period
+ * for every VM from its budget (cap, credit), and a guest that runs the
+ * balloon opts in to the mode upcall (HV_SA_REG_BALLOON): hvsim's balloon
+ * arms give auto credit's tail latencies to the microsecond. What is left to
+ * choose is the host's sched_balloon_share: two ballooning VMs that share a
+ * pCPU hold their saved credit together under the paper's rule and wait out
+ * each other's slices (docs/sched.md "Balloon mode"); `excl` (one WC VM per
+ * pCPU at a time) gives a p99 of 1 ms instead of 28 ms in hvsim's share
+ * case. auto turns it on when two VMs that listen to the mode upcall have
+ * pCPUs in common (balloon_listened / balloon_cpus, as the last balloon
+ * update saw them) and the option is at `paper`, and back to `paper` after
+ * AUTO_HIT_PERIODS periods without such a pair, or when the host leaves
+ * auto (auto_carry_out). Master pCPU. */
+static bool auto_excl;
+static uint8_t auto_excl_quiet;
+
+static bool auto_balloon_pair(struct sched_vm **vms, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++) {
+			if (!READ_ONCE(vms[i]->balloon_listened) || !READ_ONCE(vms[j]->balloon_listened))
+				continue;
+			for (unsigned w = 0; w < CPUMASK_WORDS; w++)
+				if (vms[i]->balloon_cpus.w[w] & vms[j]->balloon_cpus.w[w])
+					return true;
+		}
+	return false;
+}
+
+static void auto_balloon(struct sched_vm **vms, unsigned n, stime_t now)
+{
+	bool pair = auto_balloon_pair(vms, n);
+	uint64_t cur = 0;
+
+	if (!auto_excl) {
+		if (!pair || sched_option_get("sched_balloon_share", &cur) || cur != 0 ||
+		    sched_option_set("sched_balloon_share", "excl"))
+			return;
+		auto_excl = true;
+		auto_excl_quiet = 0;
+	} else {
+		auto_excl_quiet = pair ? 0 : (uint8_t)MIN(auto_excl_quiet + 1, 255);
+		if (auto_excl_quiet < AUTO_HIT_PERIODS || sched_option_set("sched_balloon_share", "paper"))
+			return;
+		auto_excl = false;
+	}
+	/* arg: 1 = excl, 0 = paper | 5 << 4, on every listening VM. */
+	for (unsigned i = 0; i < n; i++)
+		if (READ_ONCE(vms[i]->balloon_listened))
+			auto_trail(vms[i], now, (uint64_t)auto_excl | 5u << 4);
+	pr_info("sched: auto: sched_balloon_share=%s (%s)\n", auto_excl ? "excl" : "paper",
+		auto_excl ? "ballooning VMs share a pCPU" : "no ballooning VMs share a pCPU");
+}
+
+/* The host leaves auto (switch.c, every runqueue lock held): the balloon
+ * sharing auto chose goes back to the paper's. */
+static void auto_carry_out(struct sched_vcpu *v, struct sched_carry *c)
+{
+	if (auto_excl && !sched_option_set("sched_balloon_share", "paper"))
+		auto_excl = false;
+	csched_carry_out(v, c);
+}
+
 static void auto_acct(stime_t now)
 {
 	struct sched_vm *vms[AUTO_MAX_VMS];
@@ -228,8 +452,11 @@ static void auto_acct(stime_t now)
 		struct auto_sig sig;
 		int t = auto_decide(vms[i], now, &rate, &sig);
 
-		if (!sched_vmpol_pinned(vms[i]))
+		if (!sched_vmpol_pinned(vms[i])) {
 			auto_seed001(vms[i], &sig, now);
+			auto_ple(vms[i], &sig, now);
+			auto_sa(vms[i], &sig, now);
+		}
 		if (t < 0 || sched_vm_param_set(vms[i], SCHED_PARAM_TYPE, (uint64_t)t))
 			continue;
 		avm[vms[i]->id % AUTO_MAX_VMS].quiet = 0;
@@ -239,11 +466,12 @@ static void auto_acct(stime_t now)
 		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s)\n",
 			vms[i]->id, t == SCHED_TYPE_CON ? "con" : "hit", (unsigned long long)rate);
 	}
+	auto_balloon(vms, n, now);
 }
 
 SCHED_POLICY_REGISTER(auto) = {
 	.name = "auto",
-	.desc = "pcs with each VM's CON/HIT type chosen online from its PLE/yield rate (first version)",
+	.desc = "pcs with each VM's CON/HIT type, DS, DP, PLE and SA chosen online (docs/sched.md)",
 	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_WORKCONS | SCHED_CAP_BOOST |
 		SCHED_CAP_BALANCE,
 	.vcpu_priv = CSCHED_VCPU_BYTES + CSCHED_VCPU_EXT_BYTES,
@@ -251,11 +479,11 @@ SCHED_POLICY_REGISTER(auto) = {
 	.pcpu_priv = CSCHED_PCPU_BYTES,
 	.init = auto_init, .pcpu_init = csched_pcpu_init,
 	.vm_init = auto_vm_init, .vm_adjust = csched_vm_adjust,
-	.vcpu_insert = csched_vcpu_insert, .vcpu_remove = csched_vcpu_remove,
+	.vcpu_insert = auto_vcpu_insert, .vcpu_remove = csched_vcpu_remove,
 	.wake = csched_wake, .sleep = csched_sleep, .pick = csched_pick,
 	.yield = csched_yield, .pick_cpu = csched_pick_cpu,
 	.tick = csched_tick, .acct = auto_acct,
 	.preempt_check = csched_preempt_check, .vm_budget = csched_vm_budget,
 	.balloon_unboost = csched_balloon_unboost, .dump = csched_dump,
-	.vcpu_carry_out = csched_carry_out, .vcpu_carry_in = csched_carry_in,
+	.vcpu_carry_out = auto_carry_out, .vcpu_carry_in = csched_carry_in,
 };

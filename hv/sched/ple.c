@@ -121,6 +121,16 @@ void sched_ple_after_pick(struct sched_pcpu *p, struct sched_vcpu *prev, struct 
 	p->yield_target = NULL;
 }
 
+void sched_ple_vm_set(struct sched_vm *vm, bool off)
+{
+	WRITE_ONCE(vm->pol.ple_off, (uint8_t)off);
+	spin_lock(&sched_sys.vm_lock);
+	for (struct sched_vcpu *v = vm->vcpus; v; v = v->vm_next)
+		WRITE_ONCE(v->ple_window, off ? SCHED_PLE_WINDOW_OFF :
+				       ple_clamp((uint64_t)sched_opts.ple_window));
+	spin_unlock(&sched_sys.vm_lock);
+}
+
 /* Options (sched/option.h). */
 SCHED_OPT_ON_OFF(ple, sched_opts.ple_off, "PAUSE-loop exiting: on|off (on)");
 SCHED_OPT_ON_OFF(ple_directed, sched_opts.ple_undirected,

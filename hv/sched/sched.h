@@ -100,6 +100,7 @@ struct sched_vcpu {
 	struct cpumask affinity;       /* hard affinity (pinning) */
 	uint8_t  sa_vector;            /* 0 = no SA receiver registered */
 	uint8_t  balloon_sub;          /* HV_SA_REG_BALLOON: wants balloon mode upcalls */
+	uint8_t  pmu_want;             /* runs sched=auto still wants PMU figures of (auto.c) */
 	stime_t  sa_deadline;
 	stime_t  sa_sent_at;           /* injection time of the pending SA upcall */
 	uint32_t sa_seq;               /* seq of the latest SA upcall (shared page sa_seq) */
@@ -150,6 +151,8 @@ struct sched_vm {
 		uint8_t type0;             /* params.type before the first move (restored) */
 		uint8_t dp, ds;            /* 0 = the host's; SCHED_VMPOL_OFF / _OWN */
 		uint8_t by_auto;           /* dp/ds were set by sched=auto (still auto's) */
+		uint8_t ple_off;           /* sched=auto: PLE windows at SCHED_PLE_WINDOW_OFF (ple.c) */
+		uint8_t sa_auto;           /* sched=auto turned params.sa on (off again at a host switch) */
 		stime_t dp_delay;          /* dp == OWN: fixed delay (seed 001 §5.1) */
 		stime_t ds_min, ds_max;    /* ds == OWN: slice range (seed 001 §5.2) */
 		uint64_t nmove;            /* moves of this VM */
@@ -235,13 +238,39 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 /* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
 bool sched_ple_enabled(void);
+/* sched=auto (auto.c): PLE off for one VM (its vCPUs' windows at
+ * SCHED_PLE_WINDOW_OFF, ~0.7 s of spinning at 3 GHz: no exit within a
+ * slice; auto writes them again every period, since an exit clamps the
+ * window back into ple_window_min..max) or back to the adaptive window
+ * (ple_window). No lock held. */
+#define SCHED_PLE_WINDOW_OFF 0x7fffffffu
+void sched_ple_vm_set(struct sched_vm *vm, bool off);
 /* PMU figures of a run of v (seed 001 §2.2 OFFCORE_STALL): cycles and
  * cycles stalled in the offcore memory system; by the pCPU that ran v (the
- * hypervisor's PMU glue while the VM is profiled, hvsim's memory model). */
+ * hypervisor's PMU glue while the VM is profiled or auto samples it,
+ * hvsim's memory model). */
 static inline void sched_vcpu_pmu(struct sched_vcpu *v, uint64_t cycles, uint64_t stall)
 {
 	__atomic_fetch_add(&v->st.pmu_cycles, cycles, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&v->st.pmu_stall, stall, __ATOMIC_RELAXED);
+}
+/* sched=auto's PMU sample without vProfile (auto.c, issue 16): at each
+ * accounting period auto asks for the figures of a few runs of each vCPU it
+ * decides for (pmu_want = runs); the platform reads the PMU around a run of v
+ * only while profiling v's VM or while this is true, and calls
+ * sched_vcpu_pmu_run_done() when such a run ends. Under any other policy
+ * pmu_want stays 0: one load, no PMU access. No lock (a hint: the master
+ * refills it, v's pCPU counts it down). */
+static inline bool sched_vcpu_pmu_wanted(const struct sched_vcpu *v)
+{
+	return READ_ONCE(v->pmu_want) != 0;
+}
+static inline void sched_vcpu_pmu_run_done(struct sched_vcpu *v)
+{
+	uint8_t n = READ_ONCE(v->pmu_want);
+
+	if (n)
+		WRITE_ONCE(v->pmu_want, (uint8_t)(n - 1));
 }
 /* The platform tells whether v's guest runs in kernel mode (CPL 0) when it
  * leaves the pCPU; kept for the directed-yield choice. No lock. */

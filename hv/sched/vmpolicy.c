@@ -150,6 +150,11 @@ void sched_vmpol_reset(void)
 		vm->pol.idx1 = 0;
 		vm->pol.dp = vm->pol.ds = SCHED_VMPOL_HOST;
 		vm->pol.by_auto = 0;
+		if (vm->pol.ple_off)   /* sched=auto's PLE off: the host's windows */
+			sched_ple_vm_set(vm, false);
+		if (vm->pol.sa_auto)   /* sched=auto's SA: the VM's own setting again */
+			vm->params.sa = false;
+		vm->pol.sa_auto = 0;
 	}
 	if (sched_sys.hooks == &vp_hooks)
 		sched_sys.hooks = vp.base;

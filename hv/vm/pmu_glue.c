@@ -100,14 +100,21 @@ static bool pmu_glue_cpu_ready(unsigned cpu)
 /* The pCPU's counters are programmed before its first guest run, profile or
  * not (VM entry enables them; stale BIOS event selects must not count or
  * raise PMIs). Nothing to snapshot unless v's VM is being profiled
- * (vprof_pmu_add would drop the sample). */
+ * (vprof_pmu_add would drop the sample) or sched=auto wants this run's
+ * figures (sched_vcpu_pmu_wanted). */
 void pmu_glue_run_begin_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
 	struct cpu_pmu *pc = &cpus[cpu].pmu;
+	bool ready = pmu_glue_cpu_ready(cpu), prof, want;
 
-	pc->armed = pmu_glue_cpu_ready(cpu) && v->id < VPROF_MAX_VCPUS &&
-		    vprof_vm_profiling((uint16_t)v->vm->id) && !pmu_read(pc->last);
+	prof = ready && v->id < VPROF_MAX_VCPUS && vprof_vm_profiling((uint16_t)v->vm->id);
+	/* sched=auto's own sample (auto.c: a few runs per accounting period;
+	 * 0 runs under any other policy): cycles needed, stall if present. */
+	want = ready && !prof && sched_vcpu_pmu_wanted(&v->sv) &&
+	       (pmu_plan_get()->present & BIT(VPMU_CYCLES));
+	pc->sched_only = want;
+	pc->armed = (prof || want) && !pmu_read(pc->last);
 }
 
 static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
@@ -128,6 +135,16 @@ void pmu_glue_run_end_active(struct vcpu *v)
 	if (!pc->armed)
 		return;
 	pc->armed = false;
+	if (pc->sched_only) {
+		/* Not profiled: the scheduler's figures only, no vProfile sample. */
+		if (pmu_read(now_v))
+			return;
+		pmu_plan_delta(p, pc->last, now_v, delta);
+		sched_vcpu_pmu(&v->sv, delta[VPMU_CYCLES],
+			       (p->present & BIT(VPMU_OFFCORE_STALL)) ? delta[VPMU_OFFCORE_STALL] : 0);
+		sched_vcpu_pmu_run_done(&v->sv);
+		return;
+	}
 	a = pmu_glue_acc(v);
 	if (!a || pmu_read(now_v))
 		return;

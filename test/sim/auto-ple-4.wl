@@ -23,3 +23,4 @@ expect run.policy == 'auto'
 expect vm['par'].completion_ms < 0.9 * ref('ple-4.wl').vm['par'].completion_ms
 expect vm['par'].completion_ms < 1.1 * ref('auto-ref-pcs-ple-4.wl').vm['par'].completion_ms
 expect abs(vm['par'].share - 0.5) < 0.08
+expect vm['par'].auto_ple_off == 0

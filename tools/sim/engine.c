@@ -192,11 +192,16 @@ void engine_resched(struct sim *s, int i)
 			pv->trace_spin = false;   /* RUNNING ended: so did spinning */
 			pv->gen++;
 			guest_descheduled(s, pv, pv->sv.st.npreempt != npre);
+			if (pv->pmu_run)
+				sched_vcpu_pmu_run_done(&pv->sv);   /* auto's sampled run */
 		}
 		if (nv) {
 			ASSERT(nv->pcpu < 0);
 			nv->pcpu = i;
 			nv->run_since = s->now;
+			/* The PMU glue reads the counters around this run for
+			 * sched=auto when it asks (no vProfile, hv/vm/pmu_glue.c). */
+			nv->pmu_run = sched_vcpu_pmu_wanted(&nv->sv);
 			if (s->cache_refill && pc->last != nv->idx)
 				nv->cold_left = s->cache_refill;   /* cold caches */
 			pc->last = nv->idx;

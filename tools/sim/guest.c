@@ -185,7 +185,8 @@ void guest_mem_update(struct sim *s)
  * adds plus a base half (1 - 500 / den: 50 % alone, more when memory-bound
  * bursts run at once); a CPU-bound burst 2 %; spinning, handlers and the
  * guest's idle nothing. The scheduler sees the figures (sched_vcpu_pmu, the
- * signal sched=auto chooses DS from) and, with -t, vProfile gets them as
+ * signal sched=auto chooses DS from: all runs with -t, else the few runs
+ * auto samples per period) and, with -t, vProfile gets them as
  * PMU samples of at most 1 ms, as the hypervisor's PMU glue passes them. */
 static void guest_pmu(struct sim *s, struct sim_vcpu *v, struct sim_thread *t, stime_t dt)
 {
@@ -194,7 +195,10 @@ static void guest_pmu(struct sim *s, struct sim_vcpu *v, struct sim_thread *t, s
 	if (t && t->state == T_RUNNING && t->in_op && t->pc < t->prog->nops &&
 	    t->prog->ops[t->pc].kind == OP_COMPUTE)
 		stall = thr_mem(t) ? cyc - cyc * 500 / (uint64_t)mem_den(s) : cyc / 50;
-	sched_vcpu_pmu(&v->sv, cyc, stall);
+	/* As the hypervisor: every run while profiled (-t), else only the
+	 * runs sched=auto asked for (sched_vcpu_pmu_wanted at the switch). */
+	if (s->trace || v->pmu_run)
+		sched_vcpu_pmu(&v->sv, cyc, stall);
 	if (!s->trace || !vprof_pmu_add)
 		return;
 	v->pmu_cyc += cyc;

@@ -9,6 +9,15 @@ extern char *program_invocation_short_name;
 
 int log_level = LOG_WARN;
 
+/* HVSIM_LOG=N sets the level (2: info, e.g. sched=auto's decision lines). */
+__attribute__((constructor)) static void hostlog_env(void)
+{
+	const char *l = getenv("HVSIM_LOG");
+
+	if (l)
+		log_level = atoi(l);
+}
+
 void log_vprintf(int level, const char *fmt, va_list ap)
 {
 	if (level <= log_level)

@@ -56,7 +56,7 @@ static void report_vcpu(struct sim *s, FILE *f, struct sim_vcpu *v, struct sched
 
 static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 {
-	uint64_t pre = 0, yld = 0, lhp = 0;
+	uint64_t pre = 0, yld = 0, lhp = 0, pmu = 0;
 	double spin = 0, runnable = 0, cpu = sim_vm_cpu_ms(s, vm);
 
 	for (int j = 0; j < vm->nvcpus; j++) {
@@ -69,6 +69,7 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 		lhp += v->lhp;
 		spin += NS2MS(v->spin_time);
 		runnable += NS2MS(st.time[SCHED_RUNNABLE]);
+		pmu += st.pmu_cycles;
 	}
 	fprintf(f, "vm name=%s vcpus=%d weight=%u cap=%u done=%d completion_ms=%.3f cpu_ms=%.3f "
 		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu",
@@ -83,6 +84,14 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 			vm->sv.pol.dp == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.dp_delay / 1000) : -1,
 			vm->sv.pol.ds == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.ds_min / 1000000) : -1,
 			vm->sv.pol.ds == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.ds_max / 1000000) : -1);
+	/* sched=auto's choices for the VM at the end (hv/sched/auto.c) and the
+	 * PMU time the scheduler was given (1 GHz model: cycles / 1e6 = ms). */
+	if (!strcmp(sched_policy_name(), "auto"))
+		fprintf(f, " auto_con=%d auto_ds=%d auto_dp_us=%lld auto_ple_off=%d auto_sa=%d "
+			"pmu_ms=%.3f",
+			vm->sv.params.type == SCHED_TYPE_CON, vm->sv.pol.ds == SCHED_VMPOL_OWN,
+			vm->sv.pol.dp == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.dp_delay / 1000) : 0,
+			vm->sv.pol.ple_off, vm->sv.pol.sa_auto, (double)pmu / 1e6);
 	fputc('\n', f);
 }
 

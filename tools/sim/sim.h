@@ -108,6 +108,7 @@ struct sim_vcpu {
 	 * not yet passed to vProfile as a sample (with -t), since pmu_since. */
 	uint64_t pmu_cyc, pmu_stall;
 	stime_t pmu_since;
+	bool pmu_run;             /* this run's figures go to sched=auto (its sample) */
 	int nrq;                  /* threads queued on rq */
 	stime_t min_vr;           /* CFS-like min_vruntime (VMs with `guest=cfs`) */
 	stime_t off_since;        /* left its pCPU at (vruntime charging of steal) */
