@@ -157,7 +157,10 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
  * a host interrupt that came meanwhile was pending at the VM entry from the
  * guest's timer handler (IF=0), the exact trigger of the Bochs 2.7 bug that
  * delivers a virtual interrupt with IF=0 (docs/linux-guest.md "The
- * kvm_wait() hang"); here the handler runs with interrupts on, as before. */
+ * kvm_wait() hang"); here the handler runs with interrupts on, as before.
+ * (d8cb1d3, two minutes later, already did, without the scheduler-deadline
+ * re-read; neither state hangs this tree: debug_tscdl_old, docs/linux-guest.md
+ * "Replaying the backed-out hangs".) */
 static inline void vcpu_tscdl_lower(struct vcpu *v)
 {
 	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
