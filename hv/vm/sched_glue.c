@@ -297,6 +297,55 @@ static void poll_blocked(struct cpu *c, stime_t now)
 	c->sched.blocked_deadline = next;
 }
 
+/* Issue 17 replay, debug only (off by default): 789f93f's blocked-vCPU
+ * sweep, dropped in 3fed4fe after `make test-linux-hv` hung in 3 of 6 runs
+ * with it. Every 10 ms the BSP looks at every blocked vCPU; one whose device
+ * deadline passed more than 20 ms ago was not polled by its pCPU: say so
+ * (at most 8 times) and make that pCPU look again (sched_glue_repoll). */
+static bool opt_debug_bsp_sweep;
+CMDLINE_BOOL(debug_bsp_sweep, opt_debug_bsp_sweep,
+	     "debug (issue 17 replay): 789f93f's BSP sweep re-polling blocked vCPUs past their timer");
+
+#define SWEEP_NS (10 * 1000000ll)
+#define LATE_NS  (20 * 1000000ll)
+static void blocked_sweep(unsigned cpu, stime_t now)
+{
+	static stime_t next_sweep;
+	static unsigned reported, late;
+
+	if (cpu != 0 || now < next_sweep)
+		return;
+	next_sweep = now + SWEEP_NS;
+	for (unsigned i = 0; i < nr_vms; i++) {
+		struct vm *vm = vms[i];
+
+		if (vm->state != VM_RUNNING)
+			continue;
+		for (unsigned j = 0; j < vm->nr_vcpus; j++) {
+			struct vcpu *v = vm->vcpu[j];
+			unsigned pcpu;
+			stime_t dl;
+
+			if (READ_ONCE(v->sv.state) != SCHED_BLOCKED)
+				continue;
+			dl = vm_devs_next_deadline(vm, j);
+			if (dl >= STIME_NEVER || now - dl < LATE_NS)
+				continue;
+			late++;
+			pcpu = READ_ONCE(v->sv.pcpu);
+			if (reported < 8) {
+				reported++;
+				pr_warn("%s: vcpu%u blocked %ld ms past its timer on pcpu%u "
+					"(blocked deadline there %ld ms ago; late #%u); waking that pCPU\n",
+					vm->p.name, j, (long)((now - dl) / 1000000), pcpu,
+					(long)((now - READ_ONCE(cpus[pcpu].sched.blocked_deadline)) / 1000000),
+					late);
+			}
+			sched_glue_repoll(v);
+		}
+	}
+}
+
 void sched_glue_poll(struct cpu *c, stime_t now)
 {
 	unsigned cpu = c->sched.rq.id;
@@ -309,6 +358,8 @@ void sched_glue_poll(struct cpu *c, stime_t now)
 	 * an earlier deadline than the one cached (a cached value let a guest's
 	 * 10 ms sleep last 940 ms). */
 	poll_blocked(c, now);
+	if (unlikely(opt_debug_bsp_sweep))
+		blocked_sweep(cpu, now);
 	WRITE_ONCE(c->sched.heartbeat, now);
 	console_input_poll(cpu, now);   /* BSP only, rate-limited: the dump key */
 	watchdog_poll(cpu, now);

@@ -157,7 +157,10 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
  * a host interrupt that came meanwhile was pending at the VM entry from the
  * guest's timer handler (IF=0), the exact trigger of the Bochs 2.7 bug that
  * delivers a virtual interrupt with IF=0 (docs/linux-guest.md "The
- * kvm_wait() hang"); here the handler runs with interrupts on, as before. */
+ * kvm_wait() hang"); here the handler runs with interrupts on, as before.
+ * (d8cb1d3, two minutes later, already did, without the scheduler-deadline
+ * re-read; neither state hangs this tree: debug_tscdl_old, docs/linux-guest.md
+ * "Replaying the backed-out hangs".) */
 static inline void vcpu_tscdl_lower(struct vcpu *v)
 {
 	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
@@ -171,12 +174,54 @@ static inline void vcpu_tscdl_lower(struct vcpu *v)
 		v->fast_deadline_tsc = t;
 }
 
+/* Issue 17 replay, debug only (off by default): the backed-out 2026-11-21
+ * TSC-deadline fast re-entry, as it was, to replay its hangs on this tree.
+ *  1: 769f00a. Every WRMSR handler runs with interrupts off (x2APIC ICR
+ *     writes included); a TSC-deadline write lowers fast_deadline_tsc to the
+ *     vCPU's new timer only, any other write sets `kicked` (run loop first).
+ *  2: d8cb1d3 (two minutes later; the binary of the stress runs that hung):
+ *     the same with the handler's interrupts on, and no second look at this
+ *     pCPU's scheduler deadline once they are off (vcpu_tscdl_lower's). */
+static int vcpu_opt_debug_tscdl_old;
+CMDLINE_INT(debug_tscdl_old, vcpu_opt_debug_tscdl_old, 0, 2,
+	    "debug (issue 17 replay): 1 = 769f00a's WRMSR fast re-entry (irqs off), "
+	    "2 = d8cb1d3's (irqs on, no scheduler-deadline re-read); 0 = off");
+
+static __attribute__((noinline)) int vcpu_exit_wrmsr_old(struct vcpu *v, uint32_t raw)
+{
+	enum exit_action act;
+	bool irqon = vcpu_opt_debug_tscdl_old == 2;
+
+	if (irqon)
+		irq_enable();
+	act = exit_dispatch(v, raw);
+	if (act == EXIT_RESUME && !v->pending_exc.valid) {
+		if ((uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE) {
+			stime_t dl = vintc_timer_next(&v->vm->devs.intc, v->id);
+			uint64_t t = dl > 0 ? time_ns_to_tsc(dl) : 0;
+
+			if (dl < STIME_NEVER && t < v->fast_deadline_tsc)
+				v->fast_deadline_tsc = t;
+		} else {
+			WRITE_ONCE(v->kicked, true);
+		}
+	}
+	if (irqon)
+		irq_disable();
+	if (act == EXIT_RESUME && vcpu_fast_reentry(v))
+		return VMX_EXIT_REENTER;
+	irq_enable();
+	return (int)act;
+}
+
 static __attribute__((noinline)) int vcpu_exit_slow(struct vcpu *v, uint32_t raw)
 {
 	enum exit_action act;
 	bool icr = exit_is_icr_write(v, raw);
 	bool tscdl = vcpu_opt_fast_tscdl && exit_is_tscdl_write(v, raw);
 
+	if (unlikely(vcpu_opt_debug_tscdl_old) && raw == EXIT_REASON_WRMSR)
+		return vcpu_exit_wrmsr_old(v, raw);
 	irq_enable();
 	act = exit_dispatch(v, raw);
 	if ((icr || tscdl) && act == EXIT_RESUME) {

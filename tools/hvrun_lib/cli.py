@@ -142,8 +142,12 @@ def linux_defaults(opts):
 
 
 def check_opts(opts):
-    if opts.cpus < 1 or opts.cpus > 255:
-        raise UsageError('--cpus takes 1..255')
+    # QEMU's q35 takes up to 288 CPUs (APIC IDs above 254 need x2APIC: issue
+    # 17's 256 pCPUs); i440fx (pc) and Bochs stop at 255.
+    top = 288 if opts.emu == 'qemu' and opts.machine == 'q35' else 255
+    if opts.cpus < 1 or opts.cpus > top:
+        raise UsageError(f'--cpus takes 1..{top}' + (' (up to 288 with --machine q35)'
+                                                      if top == 255 and opts.emu == 'qemu' else ''))
     if opts.emu == 'bochs' and opts.firmware == 'uefi':
         raise UsageError('Bochs has no UEFI firmware here; use --emu qemu')
     if not Path(opts.hv).is_file():
