@@ -1,6 +1,6 @@
 /* One per-CPU object (issue 11): what the layers keep per physical CPU, in
  * one struct indexed by the dense CPU id (this_cpu_id(), 0..nr_cpus_online-1)
- * instead of parallel [MAX_CPUS] arrays. Parts: sched (vm/sched_glue.c's
+ * instead of parallel [MAX_CPUS] arrays. Parts: sched (vm/pcpu_loop.c's
  * runqueue, armed and blocked deadlines, heartbeat, idling), vmx (vmx/fpu.c's
  * FPU owner), watchdog (vm/watchdog.c) and pmu (vm/pmu_glue.c). The arch part
  * (GDT, TSS, IST stack, APIC id, VMXON region) stays in struct percpu,
@@ -25,7 +25,7 @@ struct fpu_state;
 struct vcpu;
 
 struct cpu {
-	/* sched (vm/sched_glue.c): the runqueue first, so &cpus[i].sched.rq is
+	/* sched (vm/pcpu_loop.c): the runqueue first, so &cpus[i].sched.rq is
 	 * cpus + i * sizeof(struct cpu) */
 	struct cpu_sched {
 		struct sched_pcpu rq;
@@ -34,7 +34,7 @@ struct cpu {
 		volatile stime_t heartbeat;      /* last poll (vm/watchdog.c) */
 		volatile bool idling;            /* halted in idle_wait() */
 		struct vcpu *volatile parked;    /* blocked vCPU whose VMCS stays current
-						  * while this pCPU idles (vm/sched_glue.c) */
+						  * while this pCPU idles (vm/pcpu_loop.c) */
 		struct vcpu *vmcs_cur;           /* whose VMCS is current here (vm/vcpu.c) */
 		unsigned long nparked, nresumed, nunparked;   /* summary counters */
 	} sched;

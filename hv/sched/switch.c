@@ -240,7 +240,7 @@ static int sw_bring_up(const struct sched_policy *to, stime_t now)
 	 * co-scheduling variants' scatter counts the vCPU being placed). Every
 	 * vCPU stays on its pCPU whatever insert chose: a vCPU just preempted
 	 * by the quiesce may still have its VMCS current on that pCPU until
-	 * its loop puts it (hv/vm/sched_glue.c), so the install must not hand
+	 * its loop puts it (hv/vm/pcpu_loop.c), so the install must not hand
 	 * it to another pCPU (a Linux guest took a double fault and a VM entry
 	 * failed with VM-instruction error 5 when it did). Later wakes and
 	 * work stealing re-place vCPUs the usual way (scatter homes included:

@@ -1,11 +1,19 @@
 /* The hypervisor side of the scheduler contract (hv/sched/platform.h): time,
- * per-pCPU one-shot timers, kicks, vector injection, shared pages; and the
- * per-pCPU loop that runs whatever sched_schedule() picks. */
+ * per-pCPU one-shot timers, kicks, vector injection, shared pages
+ * (vm/sched_platform.c); the per-pCPU loop that runs whatever
+ * sched_schedule() picks (vm/pcpu_loop.c) and its loop-top poll with the
+ * device sweep of blocked vCPUs (vm/dev_sweep.c). */
 #ifndef HV_VM_SCHED_GLUE_H
 #define HV_VM_SCHED_GLUE_H
 #include "vm/vm.h"
 #include "cpu.h"
 
+static inline struct vcpu *to_vcpu(struct sched_vcpu *sv)
+{
+	return sv ? container_of(sv, struct vcpu, sv) : NULL;
+}
+
+/* vm/sched_platform.c */
 void sched_glue_init(void);                    /* BSP, after SMP bring-up */
 int sched_glue_vm_add(struct vm *vm);          /* VM and its vCPUs (OFFLINE) */
 void sched_glue_vcpu_start(struct vcpu *v);    /* boot vCPU, or an AP's SIPI */
@@ -17,11 +25,19 @@ void sched_glue_notify(struct vcpu *v);
  * re-arms its preemption timer). */
 void sched_glue_repoll(struct vcpu *v);
 void sched_glue_vm_stopped(struct vm *vm);     /* every vCPU goes OFFLINE */
+/* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
+void sched_glue_deliver_pending(struct vcpu *v);
+
+/* vm/dev_sweep.c */
+/* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
+void sched_glue_poll(struct cpu *c, stime_t now);
+/* Any scheduler upcall vector (plat_inject) not yet moved into the vLAPIC? */
+bool sched_glue_vectors_pending(struct vcpu *v);
+
+/* vm/pcpu_loop.c */
 /* The per-pCPU loop's calls take this pCPU's object (cpu_this()). Deadline
  * the running vCPU's preemption timer must honour on this pCPU. */
 stime_t sched_glue_deadline(struct cpu *c);
-/* Poll this pCPU's scheduler timer and its blocked vCPUs' device timers. */
-void sched_glue_poll(struct cpu *c, stime_t now);
 bool sched_glue_need_resched(struct cpu *c);
 /* Before an entry from vcpu_run(): is v this pCPU's running vCPU? If not,
  * stops v's VM (only it) and returns false. */
@@ -39,10 +55,6 @@ static inline bool sched_glue_entry_ok(struct vcpu *v, struct cpu *c)
 }
 /* The flag sched_glue_need_resched() reads, for lock-free polling (vcpu exits). */
 const volatile bool *sched_glue_resched_flag(struct cpu *c);
-/* Vectors queued by the scheduler (SA upcalls) for v, delivered before entry. */
-void sched_glue_deliver_pending(struct vcpu *v);
-/* Any scheduler upcall vector (plat_inject) not yet moved into the vLAPIC? */
-bool sched_glue_vectors_pending(struct vcpu *v);
 void sched_glue_print(void);                    /* per-pCPU counters */
 
 /* What the watchdog (vm/watchdog.c) reads of a pCPU, lock-free. */

@@ -391,7 +391,7 @@ static int vcpu_load(struct vcpu *v)
 	 * another processor, and its later VMCLEAR there, corrupt the guest
 	 * state and the launch state (SDM Vol. 3 §25.1, §25.11.3). */
 	while ((at = __atomic_load_n(&v->vmcs_active, __ATOMIC_ACQUIRE)) >= 0 && at != cpu) {
-		/* Parked on an idle pCPU (vm/sched_glue.c, issue 19): only
+		/* Parked on an idle pCPU (vm/pcpu_loop.c, issue 19): only
 		 * that pCPU may VMCLEAR it (§25.11.3), so ask it. Re-read
 		 * every round: it may park v after the first look. The owner
 		 * stores `parked`, fences and reads unpark_req before halting;

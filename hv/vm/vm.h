@@ -55,7 +55,7 @@ extern unsigned nr_vms;
 void vm_create_all(const struct boot_info *bi);
 /* End a VM: its vCPUs stop, others keep running. Safe from any pCPU. */
 void vm_stop(struct vm *vm, int status, const char *reason);
-/* The per-pCPU loop (vm/sched_glue.c): run what the scheduler picks. */
+/* The per-pCPU loop (vm/pcpu_loop.c): run what the scheduler picks. */
 __noreturn void vm_cpu_loop(void);
 /* A vCPU has something new to handle: wake it, make its pCPU look. */
 void vm_kick_vcpu(struct vcpu *v);

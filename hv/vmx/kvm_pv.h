@@ -60,7 +60,7 @@ struct vintc;
 #define KVM_PV_HOOK_TLB_FLUSH 1   /* wired: vcpu.c after vcpu_load */
 #endif
 #ifndef KVM_PV_HOOK_YIELD_TO
-#define KVM_PV_HOOK_YIELD_TO  1   /* wired: vm_vcpu_yield_to() in vm/sched_glue.c */
+#define KVM_PV_HOOK_YIELD_TO  1   /* wired: vm_vcpu_yield_to() in vm/sched_platform.c */
 #endif
 /* PV send-IPI can be switched off here for experiments (docs/kvm-pv.md). */
 #ifndef KVM_PV_OFFER_SEND_IPI
