@@ -42,6 +42,14 @@
  * registered the upcall for it and suffers steal (auto_sa, seed 000), and
  * for the host, excl balloon sharing while ballooning VMs share a pCPU
  * (auto_balloon, seed 004 §4.3; the SWC mode itself is credit's, per VM).
+ * Fourth, two more signals: sibling skew (seed 000 §5.1's progress: a vCPU
+ * progresses while it runs or idles, not while it waits RUNNABLE; the VM's
+ * skew in a period is the spread of that over its vCPUs, per mille of the
+ * period) gates the CON choice: spin whose siblings progress together
+ * (skew under AUTO_SKEW_CON) is contention inside the guest, which
+ * co-scheduling cannot help, and the VM is held HIT (then PLE may go off
+ * for it); cap pressure (seed 004 §4.3: a capped VM parked by its cap
+ * before the refill) turns the host's NWC guard on (auto_cap_guard).
  * Every change is recorded as VPE_AUTO_DECISION on the VM's first vCPU:
  * the decision trail in the vProfile trace. arg = value (bits 0-3: type 0
  * HIT / 1 CON, DS, DP or SA 0 off / 1 on, PLE 1 off / 0 on, balloon share
@@ -49,11 +57,12 @@
  * share) | signal << 8 (type: yields+PLE exits per running second; DS:
  * stall cycles per thousand cycles; DP: wake-up preemptions per running
  * second | delay in us << 24; PLE: PLE exits per running second |
- * preemptions << 32; SA: steal per mille). A VM's `type=` is auto's to
+ * preemptions << 32; SA: steal per mille; 6 CON held for low skew, 7 NWC
+ * guard: see auto_skew_trail, auto_cap_guard). A VM's `type=` is auto's to
  * change under this policy; a VM moved by hand (vmpolicy.c) is left alone.
  * Not covered: spinning without PAUSE in a VM not declared CON (what the
  * scheduler sees of it, running/steal/blocks/preemptions/skew, is a hog's:
- * docs/sched.md "sched=auto"), sibling skew, cap pressure.
+ * docs/sched.md "sched=auto"); moving a VM to a policy of another family.
  * The PMU figures: all of them while the VM is profiled (vProfile on);
  * otherwise auto asks the platform for AUTO_PMU_RUNS runs of each vCPU per
  * period (sched_vcpu_pmu_wanted: the hypervisor's PMU glue reads the
