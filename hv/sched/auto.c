@@ -42,6 +42,14 @@
  * registered the upcall for it and suffers steal (auto_sa, seed 000), and
  * for the host, excl balloon sharing while ballooning VMs share a pCPU
  * (auto_balloon, seed 004 §4.3; the SWC mode itself is credit's, per VM).
+ * Fourth, two more signals: sibling skew (seed 000 §5.1's progress: a vCPU
+ * progresses while it runs or idles, not while it waits RUNNABLE; the VM's
+ * skew in a period is the spread of that over its vCPUs, per mille of the
+ * period) gates the CON choice: spin whose siblings progress together
+ * (skew under AUTO_SKEW_CON) is contention inside the guest, which
+ * co-scheduling cannot help, and the VM is held HIT (then PLE may go off
+ * for it); cap pressure (seed 004 §4.3: a capped VM parked by its cap
+ * before the refill) turns the host's NWC guard on (auto_cap_guard).
  * Every change is recorded as VPE_AUTO_DECISION on the VM's first vCPU:
  * the decision trail in the vProfile trace. arg = value (bits 0-3: type 0
  * HIT / 1 CON, DS, DP or SA 0 off / 1 on, PLE 1 off / 0 on, balloon share
@@ -49,11 +57,12 @@
  * share) | signal << 8 (type: yields+PLE exits per running second; DS:
  * stall cycles per thousand cycles; DP: wake-up preemptions per running
  * second | delay in us << 24; PLE: PLE exits per running second |
- * preemptions << 32; SA: steal per mille). A VM's `type=` is auto's to
+ * preemptions << 32; SA: steal per mille; 6 CON held for low skew, 7 NWC
+ * guard: see auto_skew_trail, auto_cap_guard). A VM's `type=` is auto's to
  * change under this policy; a VM moved by hand (vmpolicy.c) is left alone.
  * Not covered: spinning without PAUSE in a VM not declared CON (what the
  * scheduler sees of it, running/steal/blocks/preemptions/skew, is a hog's:
- * docs/sched.md "sched=auto"), sibling skew, cap pressure.
+ * docs/sched.md "sched=auto"); moving a VM to a policy of another family.
  * The PMU figures: all of them while the VM is profiled (vProfile on);
  * otherwise auto asks the platform for AUTO_PMU_RUNS runs of each vCPU per
  * period (sched_vcpu_pmu_wanted: the hypervisor's PMU glue reads the
@@ -61,6 +70,7 @@
  * needs no vProfile; with no PMU at all (Bochs) DS is never chosen.
  */
 #include "sched/cosched.h"
+#include "sched/credit_priv.h"
 #include "sched/option.h"
 #include "log.h"
 #include "lib/string.h"
@@ -71,6 +81,8 @@
 #define AUTO_HIT_RATE    50    /* under this ... */
 #define AUTO_HIT_PERIODS 3     /* ... for this many periods: back to HIT */
 #define AUTO_MAX_VMS     256   /* by VM id */
+#define AUTO_SKEW_VCPUS  16    /* vCPUs per VM whose progress auto follows (VM_MAX_VCPUS) */
+#define AUTO_SKEW_CON    50    /* sibling skew per mille of the period: CON needs this much */
 #define AUTO_DS_STALL    300   /* stall cycles per 1000 cycles: memory-bound, DS on */
 #define AUTO_DS_OFF      150   /* under this ... (AUTO_HIT_PERIODS periods): DS off */
 #define AUTO_DS_MIN      SCHED_MS(10)   /* seed 001 §5.2's range */
@@ -90,6 +102,8 @@
 #define AUTO_SA_OFF      30    /* under this, and no upcall, ... */
 #define AUTO_SA_OFF_PERIODS 10 /* ... for this many periods: SA off (an SA that is
 				* not needed sends nothing, so off can wait) */
+#define AUTO_GUARD_PCT   25    /* sched_balloon_guard auto sets under cap pressure */
+#define AUTO_GUARD_OFF_PERIODS 10 /* periods without cap pressure: guard off again */
 
 static const struct cosched_variant auto_variant = {
 	.name = "auto", .global = false, .persist = false, .codesched = false, .strict = false,
@@ -111,6 +125,13 @@ static struct auto_vm {
 	stime_t steal;
 	uint64_t nsa;
 	uint8_t sa_on, sa_quiet;
+	/* Sibling skew (seed 000 §5.1): each vCPU's RUNNABLE time at the last
+	 * period (the first AUTO_SKEW_VCPUS), the period's start, the last
+	 * skew, and whether a CON choice is held back for low skew. */
+	stime_t vq[AUTO_SKEW_VCPUS];
+	stime_t t;
+	uint16_t skew;
+	uint8_t skew_held;
 } avm[AUTO_MAX_VMS];
 
 /* One period's figures of a VM (deltas), for the DS/DP choice. */
@@ -123,6 +144,8 @@ struct auto_sig {
 	stime_t dsteal;           /* RUNNABLE time of its vCPUs (steal) */
 	bool sa_reg;              /* a vCPU registered the upcall vector for SA */
 	uint64_t dsa;             /* SA upcalls sent */
+	unsigned skew;            /* sibling skew in the period, per mille of it */
+	bool held;                /* spin enough for CON, but skew too low: kept HIT */
 };
 
 static int auto_init(void)
@@ -159,6 +182,7 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 	uint64_t nsa = 0;
 	unsigned n = 0;
 	bool sa_reg = false;
+	stime_t qhi = 0, qlo = STIME_MAX, span = now - a->t;
 
 	bool sample = vm->nvcpus >= 2 && !sched_vmpol_pinned(vm);
 
@@ -182,6 +206,17 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		npre += st.npreempt;
 		steal += st.time[SCHED_RUNNABLE];
 		nsa += st.nsa_upcall;
+		/* Sibling skew (seed 000 §5.1's relaxed co-scheduling: a vCPU
+		 * progresses while it runs or idles, not while it waits
+		 * RUNNABLE): the spread of the period's progress over the
+		 * siblings = the spread of their RUNNABLE time. */
+		if (n < AUTO_SKEW_VCPUS) {
+			stime_t dq = st.time[SCHED_RUNNABLE] - a->vq[n];
+
+			a->vq[n] = st.time[SCHED_RUNNABLE];
+			qhi = MAX(qhi, dq);
+			qlo = MIN(qlo, dq);
+		}
 		/* Registered for SA: a vector without the balloon opt-in (ABI v1
 		 * has no "SA receiver" flag; a balloon-only guest registers with
 		 * HV_SA_REG_BALLOON and may not ack SA upcalls). */
@@ -196,6 +231,10 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 				  .dple_sib = ple_sib - a->ple_sib, .dpre = npre - a->npre,
 				  .dsteal = steal - a->steal, .sa_reg = sa_reg,
 				  .dsa = nsa - a->nsa };
+	if (n >= 2 && span > 0)
+		sig->skew = (unsigned)MIN((uint64_t)(qhi - qlo) * 1000 / (uint64_t)span, 1000ull);
+	a->t = now;
+	a->skew = (uint16_t)sig->skew;
 	a->yields = yields;
 	a->run = run;
 	a->cycles = cycles;
@@ -213,7 +252,13 @@ static int auto_decide(struct sched_vm *vm, stime_t now, uint64_t *rate_out,
 		return -1;
 	if (vm->params.type != SCHED_TYPE_CON) {
 		a->quiet = 0;
-		return rate >= AUTO_CON_RATE ? SCHED_TYPE_CON : -1;
+		/* Spinning whose siblings progress together (skew under
+		 * AUTO_SKEW_CON): nobody it waits for is kept from running, so
+		 * co-scheduling has nothing to align (seed 003 Fig. 1-2: the
+		 * waste is a sibling spinning while another is descheduled);
+		 * it is contention inside the guest. Held HIT (auto_skew_trail). */
+		sig->held = rate >= AUTO_CON_RATE && sig->skew < AUTO_SKEW_CON;
+		return rate >= AUTO_CON_RATE && !sig->held ? SCHED_TYPE_CON : -1;
 	}
 	if (!a->auto_con)
 		return -1;   /* the user's CON (seed 003 §V-B): not auto's to undo */
@@ -225,6 +270,26 @@ static void auto_trail(struct sched_vm *vm, stime_t now, uint64_t arg)
 {
 	if (vprof_event && vm->vcpus)
 		vprof_event(sched_sys.master, vm->id, vm->vcpus->id, VPE_AUTO_DECISION, now, arg);
+}
+
+/* Sibling skew's trail: a VM whose spin rate asks for CON while its
+ * siblings progress together is held HIT; the hold and its end are
+ * decisions (what 6). Master pCPU. */
+static void auto_skew_trail(struct sched_vm *vm, const struct auto_sig *g, uint64_t rate,
+			    stime_t now)
+{
+	struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+
+	if (g->held == a->skew_held)
+		return;
+	a->skew_held = g->held;
+	/* arg: 1 = held HIT, 0 = released | 6 << 4 | rate << 8 (24 bits) |
+	 * skew per mille << 32. */
+	auto_trail(vm, now, (uint64_t)g->held | 6u << 4 | MIN(rate, 0xffffffull) << 8 |
+			    (uint64_t)g->skew << 32);
+	pr_info("sched: auto: vm%u %s (%llu yields/PLE exits per running s, sibling skew %u per "
+		"mille)\n", vm->id, g->held ? "con held: siblings progress together" : "con hold ended",
+		(unsigned long long)rate, g->skew);
 }
 
 /* Seed 001 §5 per VM: DS for a memory-bound VM, DP for a VM whose blocking
@@ -428,29 +493,116 @@ static void auto_balloon(struct sched_vm **vms, unsigned n, stime_t now)
 		auto_excl ? "ballooning VMs share a pCPU" : "no ballooning VMs share a pCPU");
 }
 
+/* Cap pressure (seed 004 §4.3, §4.5). A capped VM that reaches its cap
+ * before the refill is parked until it ("forcibly suspended when periodic
+ * accounting is performed", §4.3), and its I/O waits out the rest of the
+ * period. Seed 004 wants compute to run "only when there are sufficient
+ * credits left until the next accounting period to avoid a forcible
+ * suspension"; with the guest's static priority (§4.4) the balloon's NWC
+ * mode does that, with dynamic priority (§4.5) compute keeps running in NWC
+ * and the VM is parked anyway (docs/sched.md "Balloon mode": p99 998 us
+ * for 1 vCPU capped at 50, 1998 us for 4 capped at 200). The NWC guard
+ * (sched_balloon_guard, preempt.c) closes that gap: the guest ranks the
+ * balloon above compute once the budget is short. It is a host option, off
+ * by default; auto turns it on (AUTO_GUARD_PCT) when a capped VM that listens
+ * to the mode upcall was parked by its cap at the end of a period or had
+ * the guard trip in it (the guard, once on, keeps it from being parked:
+ * that is pressure too), and off again after AUTO_GUARD_OFF_PERIODS periods
+ * without, or when the host leaves auto. A user's non-zero guard is left
+ * alone. Cap pressure is sampled before credit's accounting refills and
+ * unparks (csched_acct_vm). Master pCPU. */
+static bool auto_guard;
+static uint8_t auto_guard_quiet;
+
+/* Before csched_acct: a capped VM that listens to the mode upcall, parked
+ * by its cap or guarded in the period ending now. */
+static bool auto_cap_pressure(struct sched_vm *vm)
+{
+	return vm->params.cap && READ_ONCE(vm->balloon_listened) &&
+	       (READ_ONCE(CD(vm)->parked) || READ_ONCE(vm->balloon_guard));
+}
+
+static void auto_cap_guard(struct sched_vm **vms, unsigned n, const bool *press, stime_t now)
+{
+	unsigned k = 0;
+	uint64_t cur = 0;
+	char val[8];
+
+	for (unsigned i = 0; i < n; i++)
+		k += press[i];
+	if (!auto_guard) {
+		if (!k || sched_option_get("sched_balloon_guard", &cur) || cur != 0)
+			return;
+		val[0] = '0' + AUTO_GUARD_PCT / 10;
+		val[1] = '0' + AUTO_GUARD_PCT % 10;
+		val[2] = 0;
+		if (sched_option_set("sched_balloon_guard", val))
+			return;
+		auto_guard = true;
+		auto_guard_quiet = 0;
+	} else {
+		auto_guard_quiet = k ? 0 : (uint8_t)MIN(auto_guard_quiet + 1, 255);
+		if (auto_guard_quiet < AUTO_GUARD_OFF_PERIODS ||
+		    sched_option_set("sched_balloon_guard", "0"))
+			return;
+		auto_guard = false;
+	}
+	/* arg: 1 = guard on, 0 = off | 7 << 4 | guard % << 8 | capped VMs
+	 * under pressure << 16, on every VM under pressure (on) or every
+	 * listening VM (off). */
+	for (unsigned i = 0; i < n; i++)
+		if (auto_guard ? press[i] : READ_ONCE(vms[i]->balloon_listened))
+			auto_trail(vms[i], now, (uint64_t)auto_guard | 7u << 4 |
+						(uint64_t)(auto_guard ? AUTO_GUARD_PCT : 0) << 8 |
+						(uint64_t)k << 16);
+	pr_info("sched: auto: sched_balloon_guard=%u (%u capped ballooning VMs parked by their cap or "
+		"guarded)\n", auto_guard ? AUTO_GUARD_PCT : 0, k);
+}
+
+bool sched_auto_guard_on(void)
+{
+	return auto_guard;
+}
+
+unsigned sched_auto_vm_skew(const struct sched_vm *vm, bool *held)
+{
+	const struct auto_vm *a = &avm[vm->id % AUTO_MAX_VMS];
+
+	*held = a->skew_held;
+	return a->skew;
+}
+
 /* The host leaves auto (switch.c, every runqueue lock held): the balloon
- * sharing auto chose goes back to the paper's. */
+ * sharing and guard auto chose go back to the paper's (and the default). */
 static void auto_carry_out(struct sched_vcpu *v, struct sched_carry *c)
 {
 	if (auto_excl && !sched_option_set("sched_balloon_share", "paper"))
 		auto_excl = false;
+	if (auto_guard && !sched_option_set("sched_balloon_guard", "0"))
+		auto_guard = false;
 	csched_carry_out(v, c);
 }
 
 static void auto_acct(stime_t now)
 {
 	struct sched_vm *vms[AUTO_MAX_VMS];
+	bool press[AUTO_MAX_VMS];
 	unsigned n = 0;
 
-	csched_acct(now);
 	spin_lock(&sched_sys.vm_lock);
 	for (struct sched_vm *vm = sched_sys.vms; vm && n < AUTO_MAX_VMS; vm = vm->next)
 		vms[n++] = vm;
 	spin_unlock(&sched_sys.vm_lock);
+	/* Cap pressure before the refill unparks (auto_cap_guard). */
+	for (unsigned i = 0; i < n; i++)
+		press[i] = auto_cap_pressure(vms[i]);
+	csched_acct(now);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t rate;
 		struct auto_sig sig;
 		int t = auto_decide(vms[i], now, &rate, &sig);
+
+		auto_skew_trail(vms[i], &sig, rate, now);
 
 		if (!sched_vmpol_pinned(vms[i])) {
 			auto_seed001(vms[i], &sig, now);
@@ -461,12 +613,16 @@ static void auto_acct(stime_t now)
 			continue;
 		avm[vms[i]->id % AUTO_MAX_VMS].quiet = 0;
 		avm[vms[i]->id % AUTO_MAX_VMS].auto_con = t == SCHED_TYPE_CON;
-		/* arg: new type (0 HIT, 1 CON) | yields per running second << 8. */
-		auto_trail(vms[i], now, (uint64_t)t | MIN(rate, (uint64_t)1 << 40) << 8);
-		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s)\n",
-			vms[i]->id, t == SCHED_TYPE_CON ? "con" : "hit", (unsigned long long)rate);
+		/* arg: new type (0 HIT, 1 CON) | yields per running second << 8
+		 * (40 bits) | sibling skew per mille << 48. */
+		auto_trail(vms[i], now, (uint64_t)t | MIN(rate, ((uint64_t)1 << 40) - 1) << 8 |
+					(uint64_t)sig.skew << 48);
+		pr_info("sched: auto: vm%u -> %s (%llu yields/PLE exits per running s, sibling skew %u "
+			"per mille)\n", vms[i]->id, t == SCHED_TYPE_CON ? "con" : "hit",
+			(unsigned long long)rate, sig.skew);
 	}
 	auto_balloon(vms, n, now);
+	auto_cap_guard(vms, n, press, now);
 }
 
 SCHED_POLICY_REGISTER(auto) = {

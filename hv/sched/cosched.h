@@ -46,6 +46,11 @@ void cosched_scatter_vm(struct sched_vm *vm);
 bool cosched_may_steal(struct sched_pcpu *p, struct sched_vcpu *v);
 int cosched_pick_cpu(struct sched_vcpu *v, stime_t now);
 bool cosched_vm_is_con(const struct sched_vm *vm);
+/* sched=auto (auto.c): a VM's sibling skew in its last period (per mille;
+ * *held: its spin asked for CON but the skew was too low), and whether
+ * auto set sched_balloon_guard for cap pressure. */
+unsigned sched_auto_vm_skew(const struct sched_vm *vm, bool *held);
+bool sched_auto_guard_on(void);
 
 /* Statistics (hvsim prints them; tools/vprof cosched derives the same from
  * a trace). Edges: launch -> each sibling's start, 10 us buckets. */

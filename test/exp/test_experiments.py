@@ -67,11 +67,13 @@ def main():
         except NotYet as e:
             check(f"unknown {what} is 'not yet'", "has not landed" in str(e), str(e))
     # sched=auto beside credit and the best fixed choice (issue 16), short:
-    # the DS scenario (credit vs DS fixed choices) and the dual-CON one.
+    # the DS scenario (credit vs DS fixed choices), the dual-CON one and
+    # seed 004's balloon latency (no VM finishes: compared on I/O p99).
     aout = os.path.join(a.tmp, "auto")
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "experiments"), "--auto",
                         "--scale", "quick", "--seeds", "1", "--out", aout, "--hvsim", a.hvsim,
-                        "--select", "ds_persistent", "--select", "pcs_dual_con"],
+                        "--select", "ds_persistent", "--select", "pcs_dual_con",
+                        "--select", "tail_latency"],
                        capture_output=True, text=True, timeout=300)
     text = open(os.path.join(aout, "auto.md")).read() if p.returncode == 0 else p.stderr[-800:]
     rows = [ln for ln in text.splitlines() if ln.startswith("| ds_persistent") or
@@ -87,6 +89,9 @@ def main():
         if not ok:
             break
     check("auto: best fixed <= credit, percentages follow from the columns", ok, text)
+    bal = [ln for ln in text.splitlines() if ln.startswith("| tail_latency (balloon)")]
+    check("auto: the balloon scenario compared on I/O p99", len(bal) == 1 and
+          "I/O p99 us" in bal[0] and bal[0].rstrip().endswith("| met |"), text)
     print(f"test-exp: {'all passed' if not FAILS else 'FAILED: ' + ', '.join(FAILS)}")
     return 1 if FAILS else 0
 

@@ -243,6 +243,114 @@ START_TEST(test_balloon_choice)
 }
 END_TEST
 
+/* Sibling skew (seed 000 §5.1's progress spread) in the CON choice. lock:
+ * 4 vCPUs on 4 pCPUs of their own contend for one kernel spinlock: well
+ * over AUTO_CON_RATE PLE exits per running s, but no sibling ever waits
+ * RUNNABLE (skew 0): auto holds it HIT (a decision in the trail) and, as
+ * nobody is preempted, turns its PLE off. The same program beside 4 hogs
+ * on the same 4 pCPUs: siblings desynchronise (skew), auto turns it CON.
+ * Ignoring skew makes the first VM CON (its rate alone asks for it). */
+static const char skew_wl[] =
+	"pcpus 5\nseed 3\nple 50us\nvm par vcpus=4\nvm uni vcpus=1\nlock L\n"
+	"program w\n  loop forever\n    compute 400us..800us\n    lock L spin\n    compute 250us\n"
+	"    unlock L\n  end\nend\n"
+	"thread par.0-3 w\nthread uni.0 persistent\n"
+	"pin par.0 0\npin par.1 1\npin par.2 2\npin par.3 3\npin uni.0 4\n";
+static const char skew_over_wl[] =
+	"pcpus 4\nseed 3\nple 50us\nvm par vcpus=4\nvm hog vcpus=4\nlock L\n"
+	"program w\n  loop forever\n    compute 400us..800us\n    lock L spin\n    compute 250us\n"
+	"    unlock L\n  end\nend\n"
+	"thread par.0-3 w\nthread hog.0-3 persistent\n";
+
+START_TEST(test_skew_choice)
+{
+	unsigned long long ev = vprof_stub_events[VPE_AUTO_DECISION];
+	struct sched_vcpu_stats st;
+	uint64_t yields = 0;
+	stime_t run = 0;
+	bool held = false;
+
+	setup("auto", skew_wl);
+	run_to(SIM_MS(60));
+	/* The first period: rate enough for CON, no skew, held. */
+	for (int j = 0; j < 4; j++) {
+		st = vstats(VM("par"), j);
+		yields += st.nyield;
+		run += st.time[SCHED_RUNNING];
+	}
+	ck_assert_uint_ge(yields * 1000000000ull / (uint64_t)run, 200);
+	ck_assert_uint_lt(sched_auto_vm_skew(&VM("par")->sv, &held), 50);
+	ck_assert(held);
+	ck_assert_uint_ge(vprof_stub_events[VPE_AUTO_DECISION], ev + 1);
+	ck_assert_int_eq(VM("par")->sv.params.type, SCHED_TYPE_HIT);
+	run_to(SIM_MS(400));
+	ck_assert_int_eq(VM("par")->sv.params.type, SCHED_TYPE_HIT);
+	ck_assert_uint_eq(VM("par")->sv.pol.ple_off, 1);
+	sim_free(&S);
+
+	setup("auto", skew_over_wl);
+	run_to(SIM_MS(200));
+	ck_assert_int_eq(VM("par")->sv.params.type, SCHED_TYPE_CON);
+	ck_assert_int_eq(VM("hog")->sv.params.type, SCHED_TYPE_HIT);
+	sim_free(&S);
+}
+END_TEST
+
+/* Cap pressure (seed 004 §4.3/§4.5): a 1-vCPU VM capped at 50 running the
+ * dynamic balloon, latprobe and a hog, reaches its cap before the refill:
+ * auto sets sched_balloon_guard=25 (a decision in the trail), and a host
+ * switch takes it back. The same VM uncapped beside a plain hog VM (no cap
+ * to reach) gets no guard, nor a capped VM that never reaches its cap. */
+static const char cap_wl[] =
+	"pcpus 1\nseed 1\nvm a vcpus=1 cap=50 balloon=dynamic\n"
+	"program lp\n  loop forever\n    iowait 1ms\n    compute 50us\n  end\nend\n"
+	"thread a.0 lp io\nthread a.0 persistent\n";
+
+static uint64_t guard_opt(void)
+{
+	uint64_t v = 99;
+
+	ck_assert_int_eq(sched_option_get("sched_balloon_guard", &v), 0);
+	return v;
+}
+
+START_TEST(test_cap_guard)
+{
+	unsigned long long ev;
+
+	setup("auto", cap_wl);
+	ck_assert_uint_eq(guard_opt(), 0);
+	ev = vprof_stub_events[VPE_AUTO_DECISION];
+	run_to(SIM_MS(200));
+	ck_assert_uint_eq(guard_opt(), 25);
+	ck_assert(sched_auto_guard_on());
+	ck_assert_uint_ge(vprof_stub_events[VPE_AUTO_DECISION], ev + 1);
+	/* Kept while the guard trips (it keeps the VM from being parked). */
+	run_to(SIM_MS(800));
+	ck_assert_uint_eq(guard_opt(), 25);
+	ck_assert_int_eq(sched_policy_switch("credit", "", S.now), 0);
+	run_to(S.now + SIM_MS(100));
+	ck_assert_uint_eq(guard_opt(), 0);
+	sim_free(&S);
+
+	setup("auto", "pcpus 1\nseed 1\nvm a vcpus=1 balloon=dynamic\nvm b vcpus=1\n"
+		      "program lp\n  loop forever\n    iowait 1ms\n    compute 50us\n  end\nend\n"
+		      "thread a.0 lp io\nthread a.0 persistent\nthread b.0 persistent\n");
+	run_to(SIM_MS(400));
+	ck_assert_uint_eq(guard_opt(), 0);
+	ck_assert_uint_gt(S.vm[0].sv.nballoon_switch, 0);
+	sim_free(&S);
+
+	/* Capped at 90 with only latprobe (5 % of a pCPU): never parked. */
+	setup("auto", "pcpus 1\nseed 1\nvm a vcpus=1 cap=90 balloon=dynamic\n"
+		      "program lp\n  loop forever\n    iowait 1ms\n    compute 50us\n  end\nend\n"
+		      "thread a.0 lp io\n");
+	run_to(SIM_MS(400));
+	ck_assert_uint_eq(guard_opt(), 0);
+	sim_free(&S);
+}
+END_TEST
+
 static Suite *auto_suite(void)
 {
 	Suite *s = suite_create("auto");
@@ -254,6 +362,8 @@ static Suite *auto_suite(void)
 	tcase_add_test(tc, test_ple_choice);
 	tcase_add_test(tc, test_sa_choice);
 	tcase_add_test(tc, test_balloon_choice);
+	tcase_add_test(tc, test_skew_choice);
+	tcase_add_test(tc, test_cap_guard);
 	suite_add_tcase(s, tc);
 	return s;
 }

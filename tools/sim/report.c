@@ -86,12 +86,17 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 			vm->sv.pol.ds == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.ds_max / 1000000) : -1);
 	/* sched=auto's choices for the VM at the end (hv/sched/auto.c) and the
 	 * PMU time the scheduler was given (1 GHz model: cycles / 1e6 = ms). */
-	if (!strcmp(sched_policy_name(), "auto"))
+	if (!strcmp(sched_policy_name(), "auto")) {
+		bool held;
+		unsigned skew = sched_auto_vm_skew(&vm->sv, &held);
+
 		fprintf(f, " auto_con=%d auto_ds=%d auto_dp_us=%lld auto_ple_off=%d auto_sa=%d "
-			"pmu_ms=%.3f",
+			"pmu_ms=%.3f auto_skew=%u auto_con_held=%d auto_guard=%d",
 			vm->sv.params.type == SCHED_TYPE_CON, vm->sv.pol.ds == SCHED_VMPOL_OWN,
 			vm->sv.pol.dp == SCHED_VMPOL_OWN ? (long long)(vm->sv.pol.dp_delay / 1000) : 0,
-			vm->sv.pol.ple_off, vm->sv.pol.sa_auto, (double)pmu / 1e6);
+			vm->sv.pol.ple_off, vm->sv.pol.sa_auto, (double)pmu / 1e6, skew, held,
+			sched_auto_guard_on());
+	}
 	fputc('\n', f);
 }
 
