@@ -13,6 +13,9 @@ struct guest_regs;
  * VMX_ENTER_FAILED. */
 int vmx_enter(struct guest_regs *regs, int launched);
 /* entry.asm, after each VM exit with the guest GPRs saved and interrupts
- * off: handle the exit; VMX_EXIT_REENTER or an enum exit_action. */
-int vcpu_exit_handle(struct guest_regs *regs);
+ * off: handle the exit; VMX_EXIT_REENTER or an enum exit_action. hv/vm's
+ * vcpu_exit_handle (vm/vcpu_exit.c), set by vm_exit_routes_init() before
+ * any vCPU runs: entry.asm calls through it (one CALL, as the direct call
+ * it replaced; hv/vmx names no hv/vm symbol, issue 11). */
+extern int (*vmx_exit_handler)(struct guest_regs *regs);
 #endif

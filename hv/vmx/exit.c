@@ -5,6 +5,7 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/fpu.h"
+#include "vmx/entry.h"
 #include "vm/vm.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
@@ -13,6 +14,19 @@
 #include "arch/x86/exc.h"
 
 static const char *reason_name(uint32_t r);
+
+struct vmx_vm_ops vmx_vm_ops;
+int (*vmx_exit_handler)(struct guest_regs *regs);
+
+/* Per vCPU: the vCPU may be descheduled before its next entry (injected by
+ * vm/vcpu.c inject_events). */
+void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
+{
+	v->pending_exc.valid = true;
+	v->pending_exc.has_err = has_err;
+	v->pending_exc.vector = vector;
+	v->pending_exc.err = err;
+}
 
 /* On hardware the exit comes before the instruction completes, so its
  * single-step trap is not recorded (KVM queues the #DB itself,
@@ -29,7 +43,7 @@ enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
 	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
 	       v->vm->p.name, v->id, why, x->reason, reason_name(x->reason), x->qual);
 	vmcs_dump();
-	vm_stop(v->vm, VM_STOP_VMX_FAILED, why);
+	vmx_vm_ops.stop(v, VM_STOP_VMX_FAILED, why);
 	return EXIT_STOPPED;
 }
 
@@ -82,7 +96,7 @@ static enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
 	if (unlikely(v->vid_window))   /* the VID gate holds a vector: vm/vcpu_exit.c */
-		return vcpu_vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
+		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
 	return EXIT_BLOCK;
 }
 
@@ -92,7 +106,7 @@ static enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 static enum exit_action exit_intr_window(struct vcpu *v, struct exit_info *x)
 {
 	if (unlikely(v->vid_window))
-		return vcpu_vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
+		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
 	return EXIT_RESUME;
 }
 
@@ -107,7 +121,7 @@ static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
 {
 	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->p.name, v->id,
 	       vmcs_readnat(VMCS_GUEST_RIP));
-	vm_stop(v->vm, VM_STOP_TRIPLE_FAULT, "triple-fault");
+	vmx_vm_ops.stop(v, VM_STOP_TRIPLE_FAULT, "triple-fault");
 	return EXIT_STOPPED;
 }
 
@@ -163,10 +177,11 @@ static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 }
 
 /* Every slot holds a handler (no NULL test on the hot path): the range
- * default first, then the real ones override it. */
+ * default first, then the real ones override it; hv/vm adds its routes
+ * (port I/O, RDPMC) with vmx_exit_route() at init. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
-const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
+exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[0 ... EXIT_REASON_MAX - 1] = exit_unhandled,
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
@@ -190,7 +205,6 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_MWAIT] = exit_inject_ud,
 	[EXIT_REASON_MONITOR] = exit_inject_ud,
 	[EXIT_REASON_CR_ACCESS] = exit_cr_access,
-	[EXIT_REASON_IO] = exit_io,
 	[EXIT_REASON_RDMSR] = exit_rdmsr,
 	[EXIT_REASON_WRMSR] = exit_wrmsr,
 	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
@@ -204,25 +218,13 @@ const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
 	[EXIT_REASON_INVD] = exit_wbinvd,
 	[EXIT_REASON_XSETBV] = exit_xsetbv,
-	[EXIT_REASON_RDPMC] = exit_rdpmc,     /* only with a host PMU in use */
 };
 #pragma GCC diagnostic pop
 
-enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)
+void vmx_exit_route(uint32_t reason, exit_handler_fn fn)
 {
-	struct exit_info x = { .reason = raw & 0xffff };
-
-	v->exits_total++;
-	if (unlikely(READ_ONCE(*v->vprof_on)))
-		vprof_glue_exit(v, x.reason);
-	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
-	if (x.reason >= EXIT_REASON_MAX)
-		return exit_fail(v, &x, "exit reason out of range");
-	v->exits[x.reason]++;
-	if (raw & EXIT_REASON_FAILED_ENTRY)
-		return exit_fail(v, &x, "VM entry failed");
-	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
-	return exit_handlers[x.reason](v, &x);
+	if (reason < EXIT_REASON_MAX)
+		exit_handlers[reason] = fn;
 }
 
 static const char *reason_name(uint32_t r)

@@ -136,7 +136,7 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 			vmcs_write64(VMCS_TSC_OFFSET, *val - rdtsc());
 		return 0;
 	case MSR_H_KVM:
-		return kvm_pv_msr(v, msr, write, val);
+		return vmx_vm_ops.kvm_msr(v, msr, write, val);
 	case MSR_H_MISC_ENABLE:
 		if (!write)
 			*val = v->misc_enable;
