@@ -15,6 +15,8 @@ static void route_stop(struct vcpu *v, int status, const char *why)
 void vm_exit_routes_init(void)
 {
 	vmx_exit_route(EXIT_REASON_IO, exit_io);
+	vmx_exit_route(EXIT_REASON_EPT_VIOLATION, exit_ept_violation);
+	vmx_exit_route(EXIT_REASON_APIC_ACCESS, exit_apic_access);
 	vmx_exit_route(EXIT_REASON_RDPMC, exit_rdpmc);   /* only with a host PMU in use */
 	vmx_vm_ops.stop = route_stop;
 	vmx_vm_ops.vid_gate_reenter = vcpu_vid_gate_reenter;

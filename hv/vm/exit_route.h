@@ -32,6 +32,8 @@ int vcpu_exit_handle(struct guest_regs *regs);
 /* Routes: hv/vm's handlers in hv/vmx's table. */
 enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
 enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);    /* vm/pmu_glue.c */
+enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);   /* vm/mmio.c */
+enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);     /* vm/mmio.c */
 
 /* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
  * profiled: one flag read otherwise) and call its handler. Inline: it sits

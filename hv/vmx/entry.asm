@@ -15,7 +15,7 @@
 ; Host state at VM exit: RIP = vmx_exit_entry, RSP = the value recorded here
 ; ([rsp] = regs), everything else from the VMCS host-state area
 ; (hv/vmx/vmcs_setup.c).
-; struct guest_regs layout (hv/vm/vcpu.h, checked by _Static_assert there):
+; struct guest_regs layout (hv/vmx/entry.h, checked by _Static_assert there):
 %define GR_RAX 0
 %define GR_RBX 8
 %define GR_RCX 16

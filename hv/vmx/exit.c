@@ -18,6 +18,8 @@ static const char *reason_name(uint32_t r);
 struct vmx_vm_ops vmx_vm_ops;
 int (*vmx_exit_handler)(struct guest_regs *regs);
 
+uint64_t guest_gpr_rsp_scratch;   /* guest_gpr(4), vmx/entry.h */
+
 /* Per vCPU: the vCPU may be descheduled before its next entry (injected by
  * vm/vcpu.c inject_events). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
@@ -178,7 +180,7 @@ static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 
 /* Every slot holds a handler (no NULL test on the hot path): the range
  * default first, then the real ones override it; hv/vm adds its routes
- * (port I/O, RDPMC) with vmx_exit_route() at init. */
+ * (port I/O, MMIO, RDPMC) with vmx_exit_route() at init. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
@@ -210,10 +212,8 @@ exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
 	[EXIT_REASON_PAUSE] = exit_pause,
 	[EXIT_REASON_TPR_BELOW_THRESHOLD] = exit_nothing,   /* re-evaluated before entry */
-	[EXIT_REASON_APIC_ACCESS] = exit_apic_access,
 	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
 	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
-	[EXIT_REASON_EPT_VIOLATION] = exit_ept_violation,
 	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
 	[EXIT_REASON_INVD] = exit_wbinvd,

@@ -89,8 +89,6 @@ void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 
 /* Handlers living in other files (the hv/vm ones are routes). */
-enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x);
 enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x);
