@@ -7,6 +7,8 @@
 #include "vmx/fpu.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
+#include "vm/watchdog.h"
+#include "console_input.h"
 #include "lib/fmt.h"
 #include "vmx/caps.h"
 #include "hv.h"
@@ -182,6 +184,7 @@ void vm_create_all(const struct boot_info *bi)
 	static struct vm_params p;
 
 	vm_exit_routes_init();   /* before any vCPU runs */
+	console_input_set_state_dump(watchdog_dump);
 	for (unsigned i = 0; i < bi->nr_modules && nr_vms < VM_MAX; i++) {
 		int err;
 

@@ -35,7 +35,6 @@
 %define VMX_ENTER_FAILED -1     ; hv/vmx/entry.h
 %define VMX_EXIT_REENTER -2     ; hv/vmx/entry.h
 
-extern vmx_exit_handler
 
 ; Load the guest GPRs from [rdi], RDI last. MOV leaves the flags alone.
 %macro LOAD_GUEST_GPRS 0
@@ -57,6 +56,12 @@ extern vmx_exit_handler
 %endmacro
 
 bits 64
+section .data
+global vmx_exit_handler
+align 8
+vmx_exit_handler:               ; int (*)(struct guest_regs *), hv/vmx/entry.h
+	dq 0
+
 section .text
 global vmx_enter, vmx_exit_entry
 

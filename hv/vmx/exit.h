@@ -88,10 +88,28 @@ void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 
-/* Handlers living in other files (the hv/vm ones are routes). */
-enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x);
+/* hv/vmx's handlers, named by the exit table (vmx/exit_table.c). */
+#define EXIT_HANDLER(name) enum exit_action name(struct vcpu *v, struct exit_info *x)
+/* vmx/exit.c: exits that are the CPU's only. */
+EXIT_HANDLER(exit_unhandled);
+EXIT_HANDLER(exit_nothing);
+EXIT_HANDLER(exit_triple_fault);
+EXIT_HANDLER(exit_task_switch);
+EXIT_HANDLER(exit_intr_window);
+EXIT_HANDLER(exit_nmi_window);
+EXIT_HANDLER(exit_hlt);
+EXIT_HANDLER(exit_inject_ud);
+EXIT_HANDLER(exit_invalid_state);
+EXIT_HANDLER(exit_pause);
+EXIT_HANDLER(exit_eoi_induced);
+EXIT_HANDLER(exit_apic_write);
+EXIT_HANDLER(exit_wbinvd);
+EXIT_HANDLER(exit_xsetbv);
+/* vmx/exit_misc.c: CPUID, MSRs, VMCALL, CR access. */
+EXIT_HANDLER(exit_rdmsr);
+EXIT_HANDLER(exit_wrmsr);
+EXIT_HANDLER(exit_vmcall);
+EXIT_HANDLER(exit_cpuid);
+EXIT_HANDLER(exit_cr_access);
+#undef EXIT_HANDLER
 #endif
