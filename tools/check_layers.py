@@ -42,7 +42,6 @@ LOG_SYMBOLS = {"log_printf", "log_vprintf", "panic_at", "log_level"}
 ALLOWED_CYCLES = [
     ("hv/arch/x86/apic.c", "hv/arch/x86/isr.asm", "hv/arch/x86/trap.c"),
     ("hv/trace/dedicated.c", "hv/trace/spin.c", "hv/trace/vprof.c"),
-    ("hv/trace/dump.c", "hv/trace/profile.c"),
     ("hv/sched/",),
     ("hv/vm/",),
 ]
