@@ -14,4 +14,6 @@ void console_input_poll(unsigned cpu, stime_t now);
 /* When cpu must look again (an idle BSP bounds its halt by it); INT64_MAX
  * when cpu never reads input. */
 stime_t console_input_deadline(unsigned cpu);
+/* Key w (CKEY_STATE_DUMP) calls fn; hv/vm registers watchdog_dump at init. */
+void console_input_set_state_dump(void (*fn)(const char *why, stime_t now));
 #endif

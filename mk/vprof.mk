@@ -2,7 +2,7 @@
 # tools/vprof, guest tool guest-shim/vprofctl, tests under test/vprof.
 VPROF_SRCS := hv/trace/vprof.c hv/trace/acct.c hv/trace/profile.c hv/trace/dedicated.c \
               hv/trace/hcall.c hv/trace/ring.c hv/trace/codec.c hv/trace/frame.c hv/trace/dump.c \
-              hv/trace/spin.c
+              hv/trace/spin.c hv/trace/stats.c
 
 UNIT_TESTS += test_vprof test_vprof_dump test_vprof_ded test_vprof_spin test_vprof_mt
 test_vprof_SRCS      := test/unit/test_vprof.c $(VPROF_SRCS) hv/lib/fmt.c

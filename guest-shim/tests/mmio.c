@@ -1,5 +1,5 @@
 /* Instructions other than MOV on device memory (the hypervisor decodes and
- * emulates them: hv/vmx/decode.c, exit_mmio.c). The scratch register is the
+ * emulates them: hv/vmx/decode.c, hv/vm/mmio.c). The scratch register is the
  * low half of the last IOAPIC redirection entry, read and written through
  * IOWIN (writable bits 0x1afff; the mask bit 16 stays set so it never
  * fires): read-modify-write ALU forms with register and immediate sources

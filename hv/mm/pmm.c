@@ -125,7 +125,7 @@ static int bitmap_place(paddr_t storage, uint64_t size, uint64_t bytes)
 		}
 		pmm.bitmap_pa = storage;
 	} else {
-		pfn = pmm_ranges_find_free(PMM_LOW_END >> PAGE_SHIFT, bytes >> PAGE_SHIFT);
+		pfn = pmm_ranges_find_free(&pmm, PMM_LOW_END >> PAGE_SHIFT, bytes >> PAGE_SHIFT);
 		if (!pfn) {
 			pr_err("pmm: no free usable range of %llu bytes for the bitmap\n",
 			       (unsigned long long)bytes);

@@ -52,7 +52,7 @@ int pmm_free_pages(paddr_t pa, uint64_t n)
 	int rc = -EINVAL;
 
 	spin_lock(&pmm.lock);
-	if (pmm.ready && IS_ALIGNED(pa, PAGE_SIZE) && n && e > s && pmm_range_allocatable(s, e)) {
+	if (pmm.ready && IS_ALIGNED(pa, PAGE_SIZE) && n && e > s && pmm_range_allocatable(&pmm, s, e)) {
 		rc = -EBUSY;
 		if (bitmap_count(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn) == n) {
 			bitmap_assign(pmm.map, s - pmm.base_pfn, e - pmm.base_pfn, false);

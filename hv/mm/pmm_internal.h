@@ -24,9 +24,11 @@ int pmm_ranges_add(struct pmm_ranges *rs, uint64_t start, uint64_t end);
 void pmm_ranges_normalize(struct pmm_ranges *rs);   /* sort and merge */
 bool pmm_ranges_overlap(const struct pmm_ranges *rs, uint64_t start, uint64_t end);
 bool pmm_ranges_cover(const struct pmm_ranges *rs, uint64_t start, uint64_t end);
-/* Lowest [s, s+n) inside a usable range, at or above `from`, clear of
+/* The range functions take the state (pmm.c's `pmm`) as an argument, so
+ * that pmm_range.c names nothing of pmm.c (tools/check_layers.py). */
+/* Lowest [s, s+n) inside a usable range of p, at or above `from`, clear of
  * reserved ranges; 0 if none. */
-uint64_t pmm_ranges_find_free(uint64_t from, uint64_t n);
+uint64_t pmm_ranges_find_free(const struct pmm_state *p, uint64_t from, uint64_t n);
 /* May [start, end) ever be handed out (usable, allowed, not reserved)? */
-bool pmm_range_allocatable(uint64_t start, uint64_t end);
+bool pmm_range_allocatable(const struct pmm_state *p, uint64_t start, uint64_t end);
 #endif

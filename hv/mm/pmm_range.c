@@ -51,22 +51,22 @@ bool pmm_ranges_cover(const struct pmm_ranges *rs, uint64_t start, uint64_t end)
 }
 
 /* First reserved range overlapping [s, e), or NULL. */
-static const struct pmm_range *reserved_hit(uint64_t s, uint64_t e)
+static const struct pmm_range *reserved_hit(const struct pmm_state *p, uint64_t s, uint64_t e)
 {
-	for (unsigned i = 0; i < pmm.reserved.n; i++)
-		if (pmm.reserved.r[i].start < e && s < pmm.reserved.r[i].end)
-			return &pmm.reserved.r[i];
+	for (unsigned i = 0; i < p->reserved.n; i++)
+		if (p->reserved.r[i].start < e && s < p->reserved.r[i].end)
+			return &p->reserved.r[i];
 	return NULL;
 }
 
-uint64_t pmm_ranges_find_free(uint64_t from, uint64_t n)
+uint64_t pmm_ranges_find_free(const struct pmm_state *p, uint64_t from, uint64_t n)
 {
-	for (unsigned i = 0; i < pmm.usable.n; i++) {
-		const struct pmm_range *u = &pmm.usable.r[i];
+	for (unsigned i = 0; i < p->usable.n; i++) {
+		const struct pmm_range *u = &p->usable.r[i];
 		uint64_t s = MAX(u->start, from);
 
 		while (s + n <= u->end) {
-			const struct pmm_range *hit = reserved_hit(s, s + n);
+			const struct pmm_range *hit = reserved_hit(p, s, s + n);
 			if (!hit)
 				return s;
 			s = hit->end;
@@ -75,15 +75,15 @@ uint64_t pmm_ranges_find_free(uint64_t from, uint64_t n)
 	return 0;
 }
 
-bool pmm_range_allocatable(uint64_t start, uint64_t end)
+bool pmm_range_allocatable(const struct pmm_state *p, uint64_t start, uint64_t end)
 {
 	uint64_t low_end = PMM_LOW_END >> PAGE_SHIFT;
 
-	if (start == 0 || end <= start || start < pmm.base_pfn || end > pmm.end_pfn)
+	if (start == 0 || end <= start || start < p->base_pfn || end > p->end_pfn)
 		return false;
-	if (!pmm_ranges_cover(&pmm.usable, start, end))
+	if (!pmm_ranges_cover(&p->usable, start, end))
 		return false;
-	if (start < low_end && !pmm_ranges_cover(&pmm.windows, start, MIN(end, low_end)))
+	if (start < low_end && !pmm_ranges_cover(&p->windows, start, MIN(end, low_end)))
 		return false;
-	return !pmm_ranges_overlap(&pmm.reserved, start, end);
+	return !pmm_ranges_overlap(&p->reserved, start, end);
 }

@@ -1,6 +1,6 @@
-/* Per-VM profile windows (seed 001 §2: vprofile_start / vprofile_stop) and
- * the read-only statistics views. Start and stop are serialised by dump_lock
- * because a stop writes the dump. */
+/* Per-VM profile windows (seed 001 §2: vprofile_start / vprofile_stop).
+ * Start and stop are serialised by dump_lock because a stop writes the dump.
+ * The read-only statistics views are in stats.c. */
 #include "trace/internal.h"
 #include "lib/string.h"
 #include "errno.h"
@@ -122,47 +122,6 @@ int vprof_dump_all(enum vp_dump_reason why, stime_t now)
 			n++;
 	spin_unlock(&vp_g.dump_lock);
 	return n;
-}
-
-/* Totals up to now: open intervals of an active profile are included. */
-void vp_stats_locked(const struct vp_vm *v, const struct vp_acct *a, stime_t now,
-		     struct vprof_vcpu_stats *out)
-{
-	*out = a->s;
-	if (v->on && now >= a->since)
-		out->state_ns[a->s.state] += (uint64_t)(now - a->since);
-	if (v->on && a->s.spinning && now >= a->spin_since)
-		out->spin_ns += (uint64_t)(now - a->spin_since);
-}
-
-int vprof_vcpu_stats_get(uint16_t vm, uint16_t vcpu, stime_t now, struct vprof_vcpu_stats *out)
-{
-	struct vp_acct *a = vp_acct_get(vm, vcpu);
-	struct vp_vm *v = vp_vm_get(vm);
-
-	if (!a || !out)
-		return -EINVAL;
-	spin_lock(&v->lock);
-	vp_stats_locked(v, a, now, out);
-	spin_unlock(&v->lock);
-	return 0;
-}
-
-int vprof_pcpu_stats_get(unsigned pcpu, struct vprof_pcpu_stats *out)
-{
-	struct vp_ring *r;
-
-	if (pcpu >= vp_g.npcpus || !out)
-		return -EINVAL;
-	r = &vp_g.ring[pcpu];
-	spin_lock(&r->lock);
-	out->recorded = r->recorded;
-	out->lost = r->lost;
-	out->idle_ns = r->idle_ns;
-	out->used = r->head;
-	out->cap = r->cap;
-	spin_unlock(&r->lock);
-	return 0;
 }
 
 void vprof_vm_end(unsigned pcpu, uint16_t vm, stime_t now)

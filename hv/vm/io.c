@@ -2,9 +2,10 @@
  * I/O-instruction exit's accesses reach the VM's device models under the VM
  * lock, INS/OUTS elements move through guest memory, and an access that
  * moved a device deadline or the 8259's output makes the right pCPU look
- * again. hv/vmx gives the decode (vmx/exit_io.h) and owns the VMCS; the
- * exit table (vmx/exit.c) names exit_io. */
+ * again. hv/vmx gives the decode (vmx/exit_io.h) and owns the VMCS; hv/vm
+ * routes I/O exits here (vm/exit_route.c). */
 #include "vmx/exit_io.h"
+#include "vm/exit_route.h"
 #include "vmx/vcpu_state.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"

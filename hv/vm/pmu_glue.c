@@ -6,7 +6,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/caps.h"
-#include "vmx/exit.h"
+#include "vm/exit_route.h"
 #include "trace/pmu_acc.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"

@@ -30,15 +30,6 @@
 
 #define RFLAGS_IF_BIT BIT(9)
 
-/* Per vCPU: the vCPU may be descheduled before its next entry. */
-void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
-{
-	v->pending_exc.valid = true;
-	v->pending_exc.has_err = has_err;
-	v->pending_exc.vector = vector;
-	v->pending_exc.err = err;
-}
-
 static void nmi_unblock(uint32_t intr)
 {
 	if (intr & INTERRUPTIBILITY_NMI)

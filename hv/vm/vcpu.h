@@ -5,20 +5,12 @@
 #include "spinlock.h"
 #include "dev/vlapic.h"
 #include "vmx/exit_reasons.h"
+#include "vmx/entry.h"
 #include "vmx/fpu.h"
 #include "vmx/kvm_pv.h"
 #include "sched/sched.h"
 
 struct vm;
-
-/* Guest GPRs not held in the VMCS; layout shared with hv/vmx/entry.asm. */
-struct guest_regs {
-	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
-	uint64_t cr2;
-};
-_Static_assert(offsetof(struct guest_regs, rdi) == 40, "entry.asm GR_RDI");
-_Static_assert(offsetof(struct guest_regs, r15) == 112, "entry.asm GR_R15");
 
 #define VCPU_DBG_STACK_WORDS 48
 

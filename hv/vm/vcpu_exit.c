@@ -4,7 +4,7 @@
  * events before the next entry. */
 #include "vm/vm.h"
 #include "vmx/entry.h"
-#include "vmx/exit.h"
+#include "vm/exit_route.h"
 #include "vmx/vmcs.h"
 #include "vmx/vcpu_state.h"
 #include "vmx/caps.h"

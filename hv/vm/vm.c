@@ -2,10 +2,13 @@
  * loop, and ending VMs. A failure while creating or running a VM ends that VM
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
+#include "vm/exit_route.h"
 #include "vmx/kvm_pv.h"
 #include "vmx/fpu.h"
 #include "vm/sched_glue.h"
 #include "vm/vprof_glue.h"
+#include "vm/watchdog.h"
+#include "console_input.h"
 #include "lib/fmt.h"
 #include "vmx/caps.h"
 #include "hv.h"
@@ -180,6 +183,8 @@ void vm_create_all(const struct boot_info *bi)
 {
 	static struct vm_params p;
 
+	vm_exit_routes_init();   /* before any vCPU runs */
+	console_input_set_state_dump(watchdog_dump);
 	for (unsigned i = 0; i < bi->nr_modules && nr_vms < VM_MAX; i++) {
 		int err;
 

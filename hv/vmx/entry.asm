@@ -5,7 +5,8 @@
 ;   records RSP as HOST_RSP, loads the guest GPRs from *regs and executes
 ;   VMLAUNCH (launched == 0) or VMRESUME.
 ;   After every VM exit the guest GPRs are stored back in *regs and
-;   vcpu_exit_handle(regs) (hv/vm/vcpu_exit.c) is called on the same stack,
+;   vmx_exit_handler(regs) (hv/vm/vcpu_exit.c vcpu_exit_handle, set at init
+;   by hv/vm: hv/vmx names no hv/vm symbol) is called on the same stack,
 ;   interrupts still off. It returns VMX_EXIT_REENTER to go straight back
 ;   into the guest (VMRESUME, no host register reload, HOST_RSP unchanged),
 ;   or the enum exit_action that vmx_enter then returns (>= 0).
@@ -14,7 +15,7 @@
 ; Host state at VM exit: RIP = vmx_exit_entry, RSP = the value recorded here
 ; ([rsp] = regs), everything else from the VMCS host-state area
 ; (hv/vmx/vmcs_setup.c).
-; struct guest_regs layout (hv/vm/vcpu.h, checked by _Static_assert there):
+; struct guest_regs layout (hv/vmx/entry.h, checked by _Static_assert there):
 %define GR_RAX 0
 %define GR_RBX 8
 %define GR_RCX 16
@@ -34,7 +35,6 @@
 %define VMX_ENTER_FAILED -1     ; hv/vmx/entry.h
 %define VMX_EXIT_REENTER -2     ; hv/vmx/entry.h
 
-extern vcpu_exit_handle
 
 ; Load the guest GPRs from [rdi], RDI last. MOV leaves the flags alone.
 %macro LOAD_GUEST_GPRS 0
@@ -56,6 +56,12 @@ extern vcpu_exit_handle
 %endmacro
 
 bits 64
+section .data
+global vmx_exit_handler
+align 8
+vmx_exit_handler:               ; int (*)(struct guest_regs *), hv/vmx/entry.h
+	dq 0
+
 section .text
 global vmx_enter, vmx_exit_entry
 
@@ -108,7 +114,7 @@ vmx_exit_entry:
 	mov [rdi + GR_R15], r15
 	pop rax
 	mov [rdi + GR_RDI], rax
-	call vcpu_exit_handle           ; RSP is 16-byte aligned again here
+	call [rel vmx_exit_handler]     ; RSP is 16-byte aligned again here
 	cmp eax, VMX_EXIT_REENTER
 	jne vmx_enter.leave
 	mov rdi, [rsp]

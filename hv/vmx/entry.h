@@ -3,7 +3,35 @@
 #define HV_VMX_ENTRY_H
 #include "compiler.h"
 
-struct guest_regs;
+/* Guest GPRs not held in the VMCS; layout shared with hv/vmx/entry.asm. */
+struct guest_regs {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t cr2;
+};
+_Static_assert(offsetof(struct guest_regs, rdi) == 40, "entry.asm GR_RDI");
+_Static_assert(offsetof(struct guest_regs, r15) == 112, "entry.asm GR_R15");
+
+/* Pointer to a GPR saved by entry.asm, by x86 register number. RSP is not
+ * among them (it is guest state in the VMCS, SDM §25.4.1): its slot is a
+ * scratch word, so callers that may see RSP read or write VMCS_GUEST_RSP
+ * themselves (vm/mmio.c, vmx/exit_misc.c). A table of offsets: this runs on
+ * every MMIO exit (static here so that a constant index folds). */
+#define GUEST_GPR_OFF(r) (uint8_t)offsetof(struct guest_regs, r)
+static const uint8_t guest_gpr_offset[16] = {
+	GUEST_GPR_OFF(rax), GUEST_GPR_OFF(rcx), GUEST_GPR_OFF(rdx), GUEST_GPR_OFF(rbx), 0,
+	GUEST_GPR_OFF(rbp), GUEST_GPR_OFF(rsi), GUEST_GPR_OFF(rdi), GUEST_GPR_OFF(r8),
+	GUEST_GPR_OFF(r9), GUEST_GPR_OFF(r10), GUEST_GPR_OFF(r11), GUEST_GPR_OFF(r12),
+	GUEST_GPR_OFF(r13), GUEST_GPR_OFF(r14), GUEST_GPR_OFF(r15),
+};
+#undef GUEST_GPR_OFF
+extern uint64_t guest_gpr_rsp_scratch;
+static inline uint64_t *guest_gpr(struct guest_regs *r, unsigned idx)
+{
+	if ((idx & 15) == 4)
+		return &guest_gpr_rsp_scratch;
+	return (uint64_t *)((char *)r + guest_gpr_offset[idx & 15]);
+}
 
 #define VMX_ENTER_FAILED (-1)   /* VMLAUNCH/VMRESUME failed: see VMCS_INSN_ERROR */
 #define VMX_EXIT_REENTER (-2)   /* vcpu_exit_handle(): VMRESUME at once */
@@ -13,6 +41,9 @@ struct guest_regs;
  * VMX_ENTER_FAILED. */
 int vmx_enter(struct guest_regs *regs, int launched);
 /* entry.asm, after each VM exit with the guest GPRs saved and interrupts
- * off: handle the exit; VMX_EXIT_REENTER or an enum exit_action. */
-int vcpu_exit_handle(struct guest_regs *regs);
+ * off: handle the exit; VMX_EXIT_REENTER or an enum exit_action. hv/vm's
+ * vcpu_exit_handle (vm/vcpu_exit.c), set by vm_exit_routes_init() before
+ * any vCPU runs: entry.asm calls through it (one CALL, as the direct call
+ * it replaced; hv/vmx names no hv/vm symbol, issue 11). */
+extern int (*vmx_exit_handler)(struct guest_regs *regs);
 #endif

@@ -14,6 +14,20 @@
 
 static const char *reason_name(uint32_t r);
 
+struct vmx_vm_ops vmx_vm_ops;
+
+uint64_t guest_gpr_rsp_scratch;   /* guest_gpr(4), vmx/entry.h */
+
+/* Per vCPU: the vCPU may be descheduled before its next entry (injected by
+ * vm/vcpu.c inject_events). */
+void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
+{
+	v->pending_exc.valid = true;
+	v->pending_exc.has_err = has_err;
+	v->pending_exc.vector = vector;
+	v->pending_exc.err = err;
+}
+
 /* On hardware the exit comes before the instruction completes, so its
  * single-step trap is not recorded (KVM queues the #DB itself,
  * kvm_vcpu_do_singlestep); Bochs records it
@@ -29,11 +43,11 @@ enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
 	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
 	       v->vm->p.name, v->id, why, x->reason, reason_name(x->reason), x->qual);
 	vmcs_dump();
-	vm_stop(v->vm, VM_STOP_VMX_FAILED, why);
+	vmx_vm_ops.stop(v, VM_STOP_VMX_FAILED, why);
 	return EXIT_STOPPED;
 }
 
-static enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
 {
 	return exit_fail(v, x, "unhandled VM exit");
 }
@@ -45,7 +59,7 @@ static enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
  * did. During event delivery (a task gate in the IDT, SDM §28.2.4) the
  * IDT-vectoring information names the event; nothing is re-injected, since
  * the VM does not run again. */
-static enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
 {
 	static const char *const src[4] = { "CALL", "IRET", "JMP", "a task gate in the IDT" };
 	uint32_t vect = vmcs_read32(VMCS_IDT_VECT_INFO);
@@ -61,7 +75,7 @@ static enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
 					      : "task switch (not emulated)");
 }
 
-static enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
 {
 	/* External interrupts, windows and the preemption timer: the run loop
 	 * already does what they ask (host IRQs, injection, timers). */
@@ -71,52 +85,52 @@ static enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
 /* NMI-window exit (SDM §26.7.6): the guest can take an NMI now. Turn the
  * window off; the next entry injects the latched NMI, or asks again if it
  * still cannot (vm/vcpu.c inject_nmi). */
-static enum exit_action exit_nmi_window(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_nmi_window(struct vcpu *v, struct exit_info *x)
 {
 	v->nmi_window = false;
 	vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) & ~PROC_NMI_WINDOW);
 	return EXIT_RESUME;
 }
 
-static enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
 	if (unlikely(v->vid_window))   /* the VID gate holds a vector: vm/vcpu_exit.c */
-		return vcpu_vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
+		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
 	return EXIT_BLOCK;
 }
 
 /* Interrupt-window exit (SDM §26.7.5): the guest has IF = 1 and no STI or
  * MOV-SS blocking. The run loop injects what waited for it; a vector the
  * VID gate held back is released without the loop (vm/vcpu_exit.c). */
-static enum exit_action exit_intr_window(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_intr_window(struct vcpu *v, struct exit_info *x)
 {
 	if (unlikely(v->vid_window))
-		return vcpu_vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
+		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
 	return EXIT_RESUME;
 }
 
-static enum exit_action exit_pause(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_pause(struct vcpu *v, struct exit_info *x)
 {
 	/* PAUSE-loop exit (§25.6.13): the guest spins; let others run. */
 	v->ple_exits++;
 	return EXIT_YIELD;
 }
 
-static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
 {
 	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->p.name, v->id,
 	       vmcs_readnat(VMCS_GUEST_RIP));
-	vm_stop(v->vm, VM_STOP_TRIPLE_FAULT, "triple-fault");
+	vmx_vm_ops.stop(v, VM_STOP_TRIPLE_FAULT, "triple-fault");
 	return EXIT_STOPPED;
 }
 
-static enum exit_action exit_invalid_state(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_invalid_state(struct vcpu *v, struct exit_info *x)
 {
 	return exit_fail(v, x, "VM entry failed: invalid guest state");
 }
 
-static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 {
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
 
@@ -128,7 +142,7 @@ static enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
-static enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
 {
 	/* VMX instructions, MONITOR/MWAIT, ...: the guest sees no such feature. */
 	vcpu_queue_exception(v, X86_EXC_UD, false, 0);
@@ -139,13 +153,13 @@ static enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
  * RAM is ordinary write-back memory, so there is nothing to write back for
  * it; INVD must not really discard caches that hold the hypervisor's and
  * other VMs' dirty lines, so it is done as WBINVD (as KVM does). */
-static enum exit_action exit_wbinvd(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_wbinvd(struct vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
 	return EXIT_RESUME;
 }
 
-static enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
 {
 	vintc_eoi_exit(&v->vm->devs.intc, v->id, (uint8_t)x->qual);
 	return EXIT_RESUME;
@@ -154,75 +168,12 @@ static enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
 /* APIC-write exit (SDM §30.4.3.3): the CPU stored the value in the
  * virtual-APIC page; the vLAPIC performs the side effects (ICR, LVT, ...).
  * A level-triggered IPI or LVT may change the EOI-exit bitmap. */
-static enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
 {
 	apicv_config_changed(v);
 	if (vintc_apic_write_exit(&v->vm->devs.intc, v->id, (unsigned)(x->qual & 0xfff)))
 		vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 	return EXIT_RESUME;
-}
-
-/* Every slot holds a handler (no NULL test on the hot path): the range
- * default first, then the real ones override it. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
-	[0 ... EXIT_REASON_MAX - 1] = exit_unhandled,
-	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
-	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
-	[EXIT_REASON_TASK_SWITCH] = exit_task_switch,
-	[EXIT_REASON_INTERRUPT_WINDOW] = exit_intr_window,
-	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
-	[EXIT_REASON_CPUID] = exit_cpuid,
-	[EXIT_REASON_HLT] = exit_hlt,
-	[EXIT_REASON_VMCALL] = exit_vmcall,
-	[EXIT_REASON_VMCLEAR] = exit_inject_ud,
-	[EXIT_REASON_VMLAUNCH] = exit_inject_ud,
-	[EXIT_REASON_VMPTRLD] = exit_inject_ud,
-	[EXIT_REASON_VMPTRST] = exit_inject_ud,
-	[EXIT_REASON_VMREAD] = exit_inject_ud,
-	[EXIT_REASON_VMRESUME] = exit_inject_ud,
-	[EXIT_REASON_VMWRITE] = exit_inject_ud,
-	[EXIT_REASON_VMXOFF] = exit_inject_ud,
-	[EXIT_REASON_VMXON] = exit_inject_ud,
-	[EXIT_REASON_INVEPT] = exit_inject_ud,
-	[EXIT_REASON_INVVPID] = exit_inject_ud,
-	[EXIT_REASON_MWAIT] = exit_inject_ud,
-	[EXIT_REASON_MONITOR] = exit_inject_ud,
-	[EXIT_REASON_CR_ACCESS] = exit_cr_access,
-	[EXIT_REASON_IO] = exit_io,
-	[EXIT_REASON_RDMSR] = exit_rdmsr,
-	[EXIT_REASON_WRMSR] = exit_wrmsr,
-	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
-	[EXIT_REASON_PAUSE] = exit_pause,
-	[EXIT_REASON_TPR_BELOW_THRESHOLD] = exit_nothing,   /* re-evaluated before entry */
-	[EXIT_REASON_APIC_ACCESS] = exit_apic_access,
-	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
-	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
-	[EXIT_REASON_EPT_VIOLATION] = exit_ept_violation,
-	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
-	[EXIT_REASON_WBINVD] = exit_wbinvd,
-	[EXIT_REASON_INVD] = exit_wbinvd,
-	[EXIT_REASON_XSETBV] = exit_xsetbv,
-	[EXIT_REASON_RDPMC] = exit_rdpmc,     /* only with a host PMU in use */
-};
-#pragma GCC diagnostic pop
-
-enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)
-{
-	struct exit_info x = { .reason = raw & 0xffff };
-
-	v->exits_total++;
-	if (unlikely(READ_ONCE(*v->vprof_on)))
-		vprof_glue_exit(v, x.reason);
-	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
-	if (x.reason >= EXIT_REASON_MAX)
-		return exit_fail(v, &x, "exit reason out of range");
-	v->exits[x.reason]++;
-	if (raw & EXIT_REASON_FAILED_ENTRY)
-		return exit_fail(v, &x, "VM entry failed");
-	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
-	return exit_handlers[x.reason](v, &x);
 }
 
 static const char *reason_name(uint32_t r)

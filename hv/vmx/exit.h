@@ -1,8 +1,13 @@
 /* VM-exit dispatch: a table indexed by basic exit reason (SDM vol. 3 App. C). */
 #ifndef HV_VMX_EXIT_H
 #define HV_VMX_EXIT_H
-#include "vm/vcpu.h"
+#include "compiler.h"
 #include "vmx/vmcs.h"
+#include "vmx/exit_reasons.h"
+
+/* hv/vm's vCPU (vm/vcpu.h): handlers get it as an opaque pointer here. */
+struct vcpu;
+struct guest_regs;
 
 /* What the run loop does after a handler. */
 enum exit_action {
@@ -23,33 +28,33 @@ struct exit_info {
 
 typedef enum exit_action (*exit_handler_fn)(struct vcpu *v, struct exit_info *x);
 
-/* Handler per basic reason; exit_unhandled for the reasons without one. */
-extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
-/* exit_dispatch() for a raw reason with any bit above the basic reason set
- * (VM-entry failure, enclave mode, ...) or out of range: stops the VM or
- * dispatches like exit_dispatch(). */
-enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
-/* vm/vprof_glue.c: the exit while v's VM is profiled. */
-void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+/* Handler per basic reason: hv/vmx's own, the routes hv/vm adds with
+ * vmx_exit_route() at init (port I/O, MMIO, RDPMC: vm/exit_route.c), and
+ * exit_unhandled for the reasons without one. hv/vm's exit_dispatch()
+ * (vm/exit_route.h) indexes it on every exit. */
+extern exit_handler_fn exit_handlers[EXIT_REASON_MAX];
+/* hv/vm, at init, before any vCPU runs: reason's handler is fn. */
+void vmx_exit_route(uint32_t reason, exit_handler_fn fn);
 
-/* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
- * profiled: one flag read otherwise) and call its handler. Inline: it sits
- * on every exit, and each instruction counts in the exit-cost figures. */
-static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason)
-{
-	struct exit_info x;
-
-	if (unlikely(raw_reason >= EXIT_REASON_MAX))
-		return exit_dispatch_slow(v, raw_reason);
-	x.reason = raw_reason;
-	v->exits_total++;
-	if (unlikely(flag_once(v->vprof_on)))
-		vprof_glue_exit(v, x.reason);
-	v->exits[x.reason]++;
-	x.qual = vmcs_readnat(VMCS_EXIT_QUAL);
-	x.insn_len = vmcs_read32(VMCS_EXIT_INSN_LEN);
-	return exit_handlers[x.reason](v, &x);
-}
+/* What hv/vmx's exit handlers ask of hv/vm (issue 11: hv/vmx calls no hv/vm
+ * function, so the two folders do not depend on each other both ways).
+ * hv/vm fills it at init (vm/exit_route.c) before any vCPU runs. A global
+ * object, not a pointer to one: each call is one indirect CALL (or JMP),
+ * as many instructions as the direct call it replaced (Bochs cycles count
+ * instructions). */
+struct vmx_vm_ops {
+	/* End v's VM (vm_stop) with a VM_STOP_* status (vm_status.h). */
+	void (*stop)(struct vcpu *v, int status, const char *why);
+	/* Issue 18: an HLT or interrupt-window exit while the VID gate holds a
+	 * vector back (v->vid_window); `act` is what the handler would return
+	 * otherwise (vm/vcpu_exit.c vcpu_vid_gate_reenter). */
+	enum exit_action (*vid_gate_reenter)(struct vcpu *v, uint32_t reason,
+					     enum exit_action act);
+	/* The MSR_H_KVM case of the MSR emulation: 0 or -EINVAL (#GP)
+	 * (vm/kvm_pv_vcpu.c kvm_pv_msr). */
+	int (*kvm_msr)(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
+};
+extern struct vmx_vm_ops vmx_vm_ops;
 
 /* Advance the guest RIP past the exiting instruction. Skipping an
  * instruction ends STI/MOV-SS blocking (§25.4.2). */
@@ -80,21 +85,31 @@ static inline bool exit_guest_64bit(void)
 }
 /* Queue an exception for the next entry (with error code when has_err). */
 void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
-/* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
- * gate holds a vector back (v->vid_window); `act` is what the handler
- * would return otherwise. */
-enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 
-/* Handlers living in other files. */
-enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
-enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x);
-enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);   /* vm/pmu_glue.c */
+/* hv/vmx's handlers, named by the exit table (vmx/exit_table.c). */
+#define EXIT_HANDLER(name) enum exit_action name(struct vcpu *v, struct exit_info *x)
+/* vmx/exit.c: exits that are the CPU's only. */
+EXIT_HANDLER(exit_unhandled);
+EXIT_HANDLER(exit_nothing);
+EXIT_HANDLER(exit_triple_fault);
+EXIT_HANDLER(exit_task_switch);
+EXIT_HANDLER(exit_intr_window);
+EXIT_HANDLER(exit_nmi_window);
+EXIT_HANDLER(exit_hlt);
+EXIT_HANDLER(exit_inject_ud);
+EXIT_HANDLER(exit_invalid_state);
+EXIT_HANDLER(exit_pause);
+EXIT_HANDLER(exit_eoi_induced);
+EXIT_HANDLER(exit_apic_write);
+EXIT_HANDLER(exit_wbinvd);
+EXIT_HANDLER(exit_xsetbv);
+/* vmx/exit_misc.c: CPUID, MSRs, VMCALL, CR access. */
+EXIT_HANDLER(exit_rdmsr);
+EXIT_HANDLER(exit_wrmsr);
+EXIT_HANDLER(exit_vmcall);
+EXIT_HANDLER(exit_cpuid);
+EXIT_HANDLER(exit_cr_access);
+#undef EXIT_HANDLER
 #endif

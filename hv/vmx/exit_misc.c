@@ -1,5 +1,6 @@
 /* CPUID, MSR, control-register and VMCALL exits. */
 #include "vmx/exit.h"
+#include "vmx/entry.h"
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/cr_check.h"
@@ -12,8 +13,6 @@
 #include "hypercall.h"
 #include "log.h"
 #include "arch/x86/exc.h"
-
-uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
 
 static void exit_cpuid_set(struct vcpu *v, const struct cpuid_regs *r)
 {
@@ -136,7 +135,7 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 			vmcs_write64(VMCS_TSC_OFFSET, *val - rdtsc());
 		return 0;
 	case MSR_H_KVM:
-		return kvm_pv_msr(v, msr, write, val);
+		return vmx_vm_ops.kvm_msr(v, msr, write, val);
 	case MSR_H_MISC_ENABLE:
 		if (!write)
 			*val = v->misc_enable;
@@ -185,7 +184,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x)
 enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 {
 	unsigned cr = x->qual & 15, type = (x->qual >> 4) & 3, gpr = (x->qual >> 8) & 15;
-	uint64_t val = gpr == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *vcpu_gpr(v, gpr);
+	uint64_t val = gpr == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *guest_gpr(&v->regs, gpr);
 	uint64_t cr0 = vmcs_guest_cr0();   /* TS, PE, PG: guest-owned */
 
 	if (type == 2) {                /* CLTS */

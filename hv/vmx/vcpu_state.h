@@ -13,6 +13,8 @@
 static inline uint32_t vmx_exit_reason_raw(void) { return vmcs_read32(VMCS_EXIT_REASON); }
 static inline uint64_t vmx_exit_qual(void) { return vmcs_readnat(VMCS_EXIT_QUAL); }
 static inline uint32_t vmx_exit_insn_len(void) { return vmcs_read32(VMCS_EXIT_INSN_LEN); }
+/* Guest-physical address of an EPT violation (§28.2.1 Table 28-7). */
+static inline uint64_t vmx_exit_gpa(void) { return vmcs_read64(VMCS_GUEST_PHYS_ADDR); }
 /* IDT-vectoring information and error code (§28.2.4). */
 static inline uint32_t vmx_idt_vectoring(void) { return vmcs_read32(VMCS_IDT_VECT_INFO); }
 static inline uint32_t vmx_idt_vectoring_err(void) { return vmcs_read32(VMCS_IDT_VECT_ERR); }
@@ -23,6 +25,10 @@ static inline uint32_t vmx_insn_error(void) { return vmcs_read32(VMCS_INSN_ERROR
 static inline uint64_t vmx_guest_rflags(void) { return vmcs_readnat(VMCS_GUEST_RFLAGS); }
 static inline uint64_t vmx_guest_rip(void) { return vmcs_readnat(VMCS_GUEST_RIP); }
 static inline uint64_t vmx_guest_rsp(void) { return vmcs_readnat(VMCS_GUEST_RSP); }
+#define vmx_guest_rsp_set(rsp) vmcs_writenat(VMCS_GUEST_RSP, (rsp))
+/* CS base and access rights (L = bit 13, D/B = bit 14: the code size). */
+static inline uint64_t vmx_guest_cs_base(void) { return vmcs_readnat(VMCS_GUEST_CS_BASE); }
+static inline uint32_t vmx_guest_cs_ar(void) { return vmcs_read32(VMCS_GUEST_CS_AR); }
 #define vmx_guest_rflags_set(fl) vmcs_writenat(VMCS_GUEST_RFLAGS, (fl))
 /* Interruptibility state (INTERRUPTIBILITY_*, Table 25-3). */
 static inline uint32_t vmx_guest_intr_state(void)

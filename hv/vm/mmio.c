@@ -1,10 +1,14 @@
 /* EPT violations and APIC-access exits: MMIO to device models, decoded from
- * the guest's instruction (SDM vol. 3 §28.2.1 Table 28-7, §30.4.4).
+ * the guest's instruction (SDM vol. 3 §28.2.1 Table 28-7, §30.4.4). Routed
+ * in hv/vm (issue 11; vm/exit_route.c registers the two handlers): the
+ * accesses reach the devices under the VM lock and string elements move
+ * through guest memory; hv/vmx gives the decoder (vmx/decode.c), the
+ * segment checks and the VMCS state (vmx/vcpu_state.h).
  * Guest-physical space policy (docs/vmx.md): RAM is mapped; below 4 GiB the
  * LAPIC/IOAPIC pages reach their models and every other address reads all
  * ones and drops writes, as on a PC; an access at or above 4 GiB stops the VM. */
-#include "vmx/exit.h"
-#include "vmx/vmcs.h"
+#include "vm/exit_route.h"
+#include "vmx/vcpu_state.h"
 #include "vmx/decode.h"
 #include "vmx/seg_check.h"
 #include "vm/vm.h"
@@ -22,46 +26,24 @@
 #define AR_L  BIT(13)
 #define AR_DB BIT(14)
 
-uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx);
-
-/* Pointer to a GPR saved by entry.asm, by x86 register number. RSP is not
- * among them (it is guest state in the VMCS, SDM §25.4.1): its slot is
- * scratch, so callers that may see RSP use vcpu_gpr_read/vcpu_gpr_write
- * (exit_misc.c reads it itself). A table of offsets: this runs on every
- * MMIO exit. */
-#define GPR(r) (uint8_t)offsetof(struct guest_regs, r)
-static const uint8_t gpr_offset[16] = {
-	GPR(rax), GPR(rcx), GPR(rdx), GPR(rbx), 0, GPR(rbp), GPR(rsi), GPR(rdi),
-	GPR(r8), GPR(r9), GPR(r10), GPR(r11), GPR(r12), GPR(r13), GPR(r14), GPR(r15),
-};
-
-uint64_t *vcpu_gpr(struct vcpu *v, unsigned idx)
-{
-	static uint64_t rsp_scratch;
-
-	if ((idx & 15) == 4)
-		return &rsp_scratch;
-	return (uint64_t *)((char *)&v->regs + gpr_offset[idx & 15]);
-}
-
 static uint64_t vcpu_gpr_read(struct vcpu *v, unsigned idx)
 {
-	return (idx & 15) == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *vcpu_gpr(v, idx);
+	return (idx & 15) == 4 ? vmx_guest_rsp() : *guest_gpr(&v->regs, idx);
 }
 
 static void vcpu_gpr_write(struct vcpu *v, unsigned idx, uint64_t val)
 {
 	if ((idx & 15) == 4)
-		vmcs_writenat(VMCS_GUEST_RSP, val);
+		vmx_guest_rsp_set(val);
 	else
-		*vcpu_gpr(v, idx) = val;
+		*guest_gpr(&v->regs, idx) = val;
 }
 
 static enum decode_mode cpu_mode(void)
 {
-	uint32_t ar = vmcs_read32(VMCS_GUEST_CS_AR);
+	uint32_t ar = vmx_guest_cs_ar();
 
-	if (!(vmcs_readnat(VMCS_GUEST_CR0) & 1))
+	if (!(vmx_guest_cr0() & 1))
 		return DECODE_MODE_16;
 	if (ar & AR_L)
 		return DECODE_MODE_64;
@@ -75,8 +57,8 @@ static enum decode_mode cpu_mode(void)
  * The instruction is not retired: RIP stays. */
 static enum exit_action mmio_fetch_fault(struct vcpu *v, uint64_t la)
 {
-	uint64_t efer = vmcs_read64(VMCS_GUEST_EFER), cr4 = vmcs_readnat(VMCS_GUEST_CR4);
-	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
+	uint64_t efer = vmx_guest_efer(), cr4 = vmx_guest_cr4();
+	unsigned cpl = vmx_guest_cpl();
 	uint32_t err = cpl == 3 ? X86_PF_USER : 0;
 
 	if (((efer & EFER_NXE) && (cr4 & CR4_PAE)) || (cr4 & CR4_SMEP))
@@ -127,7 +109,7 @@ static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
 	}
 	if ((r = dev_rw(v, gpa, in->size, false, &mem)))
 		return r;
-	fl = vmcs_readnat(VMCS_GUEST_RFLAGS);
+	fl = vmx_guest_rflags();
 	switch (in->kind) {
 	case MMIO_ALU:
 		val = in->has_imm ? in->imm : reg_operand(v, in);
@@ -172,7 +154,7 @@ static int mmio_exec(struct vcpu *v, const struct mmio_insn *in, uint64_t gpa)
 	default:
 		return -EINVAL;
 	}
-	vmcs_writenat(VMCS_GUEST_RFLAGS, fl);
+	vmx_guest_rflags_set(fl);
 	if (in->write)
 		r = dev_rw(v, gpa, in->size, true, &val);
 	return r;
@@ -218,7 +200,7 @@ static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 {
 	uint64_t am = size_mask(in->addr_size), mask = size_mask(in->size);
 	uint64_t count = in->rep ? v->regs.rcx & am : 1, n = MIN(count, (uint64_t)MMIO_STRING_BATCH);
-	int64_t step = (vmcs_readnat(VMCS_GUEST_RFLAGS) & RFLAGS_DF) ? -(int64_t)in->size : in->size;
+	int64_t step = (vmx_guest_rflags() & RFLAGS_DF) ? -(int64_t)in->size : in->size;
 	uint64_t si = v->regs.rsi, di = v->regs.rdi, i;
 	struct seg_view src, dst;
 	int r = 0;
@@ -278,7 +260,7 @@ static enum exit_action mmio_unknown(struct vcpu *v, struct exit_info *x, const 
 static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64_t gpa)
 {
 	uint8_t buf[DECODE_MAX_LEN];
-	uint64_t rip = vmcs_readnat(VMCS_GUEST_CS_BASE) + vmcs_readnat(VMCS_GUEST_RIP);
+	uint64_t rip = vmx_guest_cs_base() + vmx_guest_rip();
 	enum decode_mode mode = cpu_mode();
 	struct mmio_insn in;
 	int64_t left = 0;
@@ -291,7 +273,7 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	 * in an MMIO hole. The instruction at RIP did not make it; decoding it
 	 * would emulate the wrong access and lose the event. Hardware would
 	 * read garbage and end in a triple fault: stop the VM. */
-	if (vmcs_read32(VMCS_IDT_VECT_INFO) & BIT(31))
+	if (vmx_idt_vectoring() & BIT(31))
 		return exit_fail(v, x, "MMIO access while delivering an event");
 	n = guest_fetch_insn(v, rip, buf, sizeof(buf));
 	if (n == -ENOENT)
@@ -339,7 +321,7 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 
 enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x)
 {
-	uint64_t gpa = vmcs_read64(VMCS_GUEST_PHYS_ADDR);
+	uint64_t gpa = vmx_exit_gpa();
 
 	if (gpa < v->vm->ram_size)
 		return exit_fail(v, x, "EPT violation inside guest RAM");

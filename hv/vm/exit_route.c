@@ -1,0 +1,42 @@
+/* hv/vm's side of the exit table (issue 11; vm/exit_route.h): the routes it
+ * registers in hv/vmx, the hooks hv/vmx's handlers call, and the slow
+ * dispatch of malformed exit reasons. */
+#include "vm/exit_route.h"
+#include "vm/vm.h"
+#include "vmx/entry.h"
+#include "vmx/kvm_pv.h"
+#include "vm_status.h"
+
+static void route_stop(struct vcpu *v, int status, const char *why)
+{
+	vm_stop(v->vm, status, why);
+}
+
+void vm_exit_routes_init(void)
+{
+	vmx_exit_route(EXIT_REASON_IO, exit_io);
+	vmx_exit_route(EXIT_REASON_EPT_VIOLATION, exit_ept_violation);
+	vmx_exit_route(EXIT_REASON_APIC_ACCESS, exit_apic_access);
+	vmx_exit_route(EXIT_REASON_RDPMC, exit_rdpmc);   /* only with a host PMU in use */
+	vmx_vm_ops.stop = route_stop;
+	vmx_vm_ops.vid_gate_reenter = vcpu_vid_gate_reenter;
+	vmx_vm_ops.kvm_msr = kvm_pv_msr;
+	vmx_exit_handler = vcpu_exit_handle;
+}
+
+enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)
+{
+	struct exit_info x = { .reason = raw & 0xffff };
+
+	v->exits_total++;
+	if (unlikely(READ_ONCE(*v->vprof_on)))
+		vprof_glue_exit(v, x.reason);
+	x.qual = vmx_exit_qual();
+	if (x.reason >= EXIT_REASON_MAX)
+		return exit_fail(v, &x, "exit reason out of range");
+	v->exits[x.reason]++;
+	if (raw & EXIT_REASON_FAILED_ENTRY)
+		return exit_fail(v, &x, "VM entry failed");
+	x.insn_len = vmx_exit_insn_len();
+	return exit_handlers[x.reason](v, &x);
+}

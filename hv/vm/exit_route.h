@@ -1,0 +1,56 @@
+/* The exit path's routing on hv/vm's side (issue 11): hv/vmx decodes an exit
+ * and handles what is only the CPU's (vmx/exit.c); hv/vm counts the exit,
+ * dispatches it through hv/vmx's table and owns the routes that reach
+ * devices, the scheduler and VM stop (vm/io.c, vm/mmio.c, vm/pmu_glue.c).
+ * The calls go from hv/vm down to hv/vmx; hv/vmx reaches hv/vm only through
+ * what vm_exit_routes_init() registers (vmx_exit_route, vmx_vm_ops,
+ * vmx_exit_handler). */
+#ifndef HV_VM_EXIT_ROUTE_H
+#define HV_VM_EXIT_ROUTE_H
+#include "vm/vcpu.h"
+#include "vmx/exit.h"
+#include "vmx/vcpu_state.h"
+
+/* BSP, before any vCPU runs (vm_create_all): fill hv/vmx's exit table with
+ * hv/vm's handlers and the hooks of vmx_vm_ops and entry.asm. */
+void vm_exit_routes_init(void);
+
+/* exit_dispatch() for a raw reason with any bit above the basic reason set
+ * (VM-entry failure, enclave mode, ...) or out of range: stops the VM or
+ * dispatches like exit_dispatch(). */
+enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
+/* vm/vprof_glue.c: the exit while v's VM is profiled. */
+void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+/* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
+ * gate holds a vector back (v->vid_window); `act` is what the handler
+ * would return otherwise. Reached from vmx/exit.c through vmx_vm_ops. */
+enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
+
+/* vm/vcpu_exit.c: entry.asm's vmx_exit_handler (vmx/entry.h). */
+int vcpu_exit_handle(struct guest_regs *regs);
+
+/* Routes: hv/vm's handlers in hv/vmx's table. */
+enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
+enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);    /* vm/pmu_glue.c */
+enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);   /* vm/mmio.c */
+enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);     /* vm/mmio.c */
+
+/* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
+ * profiled: one flag read otherwise) and call its handler. Inline: it sits
+ * on every exit, and each instruction counts in the exit-cost figures. */
+static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason)
+{
+	struct exit_info x;
+
+	if (unlikely(raw_reason >= EXIT_REASON_MAX))
+		return exit_dispatch_slow(v, raw_reason);
+	x.reason = raw_reason;
+	v->exits_total++;
+	if (unlikely(flag_once(v->vprof_on)))
+		vprof_glue_exit(v, x.reason);
+	v->exits[x.reason]++;
+	x.qual = vmx_exit_qual();
+	x.insn_len = vmx_exit_insn_len();
+	return exit_handlers[x.reason](v, &x);
+}
+#endif
