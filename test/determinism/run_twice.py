@@ -6,8 +6,8 @@ lines and the command that replays the run.
 
 usage: run_twice.py NAME -- HVRUN-ARGS...      (e.g. --emu bochs --cpus 2 --vm ...)
 `make test-determinism` (in make test): two VMs, 6 vCPUs on 2 pCPUs, ~25 s.
-`make test-linux-determinism` (not in make test, 1.5-3 min): the 2-vCPU Linux
-bartest command of issue 17.
+`make test-linux-determinism` (in make test, ~1 min): the 2-vCPU Linux
+bartest command of issue 17, trimmed for time (mk/determinism.mk).
 """
 import concurrent.futures
 import re
