@@ -260,7 +260,7 @@ static void h_over_peer_under(void)
 	sched_vcpu_start(&V[3], MS(5));   /* queued UNDER behind V1 on pCPU 1 */
 	cpumask_set(&V[3].affinity, 0);   /* and allowed on pCPU 0 */
 	csched_vcpu_set_pri(&V[0], CPRI_OVER);
-	settle(MS(5));
+	ck_assert(!sched_need_resched(&P[0]));   /* pCPU 0 idles on */
 }
 
 START_TEST(test_over_lets_peer_work_be_stolen)
