@@ -8,12 +8,13 @@ SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c tools/si
 HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched \
-              test_sched_preempt
+              test_sched_preempt test_sched_wakerun
 test_sched_preempt_SRCS := test/unit/test_sched_preempt.c $(SCHED_SRCS) tools/sim/vprof_stub.c
 test_sched_core_SRCS    := test/unit/test_sched_core.c test/unit/sched_core_sa.c test/unit/sched_core_balloon.c \
                            test/unit/sched_core_opts.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
                            hv/cmdline.c hv/lib/fmt.c
 test_sched_credit_SRCS  := test/unit/test_sched_credit.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
+test_sched_wakerun_SRCS := test/unit/test_sched_wakerun.c $(SCHED_SRCS) tools/sim/vprof_stub.c
 test_sched_conform_SRCS := test/unit/test_sched_conform.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_sim_SRCS     := test/unit/test_sched_sim.c $(SCHED_SRCS) $(SIM_LIB_SRCS)
 test_sched_cosched_SRCS := test/unit/test_sched_cosched.c $(SCHED_SRCS) $(SIM_LIB_SRCS)

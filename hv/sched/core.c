@@ -412,12 +412,18 @@ int sched_sleep(struct sched_vcpu *v, stime_t timeout, stime_t now)
 	return 0;
 }
 
-static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken);
+static int sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken, bool run);
 
 /* Any pCPU. Takes v's runqueue lock (and the target's, when moving it). */
 bool sched_wake(struct sched_vcpu *v, stime_t now)
 {
-	return sched_wake_as(v, now, true);
+	return sched_wake_as(v, now, true, false) != SCHED_WOKE_NOT;
+}
+
+/* Any pCPU, as sched_wake; see sched.h. */
+int sched_wake_run(struct sched_vcpu *v, stime_t now)
+{
+	return sched_wake_as(v, now, true, true);
 }
 
 /* End a balloon sleep without a wake's privileges (no BOOST, no wake-up
@@ -426,10 +432,10 @@ bool sched_wake(struct sched_vcpu *v, stime_t now)
  * mode NWC -> WC, preempt.c). False if v was not in a balloon sleep. */
 bool sched_wake_quiet(struct sched_vcpu *v, stime_t now)
 {
-	return sched_wake_as(v, now, false);
+	return sched_wake_as(v, now, false, false) != SCHED_WOKE_NOT;
 }
 
-static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken)
+static int sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken, bool run)
 {
 	struct sched_pcpu *p = sched_vcpu_lock(v);
 	bool balloon = v->state == SCHED_OFFLINE && (v->flags & SCHED_VF_BALLOON);
@@ -437,11 +443,11 @@ static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken)
 	if (v->flags & SCHED_VF_FROZEN) {
 		v->flags |= SCHED_VF_THAW_RUN;   /* runs once thawed */
 		spin_unlock(&p->lock);
-		return false;
+		return SCHED_WOKE_NOT;
 	}
 	if ((v->state != SCHED_BLOCKED || !woken) && !balloon) {
 		spin_unlock(&p->lock);
-		return false;
+		return SCHED_WOKE_NOT;
 	}
 	v->st.nwake++;
 	v->flags &= (uint8_t)~SCHED_VF_BALLOON;
@@ -451,12 +457,20 @@ static bool sched_wake_as(struct sched_vcpu *v, stime_t now, bool woken)
 		/* Woken between HLT and the switch away: it never left the pCPU. */
 		sched_state_set(p, v, SCHED_RUNNING, now);
 		spin_unlock(&p->lock);
-		return true;
+		return SCHED_WOKE;
 	}
 	if (woken)
 		v->flags |= SCHED_VF_WOKEN;
+	/* Wake and run here: p idles and the policy's pick would be v. */
+	if (run && !balloon && sched_switch_woken(p, v, now)) {
+		unsigned id = p->id;
+
+		spin_unlock(&p->lock);
+		sched_platform_get()->kick(sched_platform_get()->ctx, id);
+		return SCHED_WOKE_RUN;
+	}
 	sched_make_runnable(p, v, now);
-	return true;
+	return SCHED_WOKE;
 }
 
 /* On v's own pCPU. Takes its runqueue lock. */

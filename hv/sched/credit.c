@@ -343,6 +343,51 @@ void csched_wake(struct sched_vcpu *v, stime_t now)
 		csched_tickle(p, cv);
 }
 
+/*
+ * Wake and run here (issue 19; the core's sched_wake_run, policy.h
+ * wake_local). Xen's csched_unit_wake followed by csched_schedule on the
+ * vCPU's own pCPU p, folded into one step where their outcome is known:
+ * - _csched_cpu_pick keeps v on p: p may run it, runs nothing and queues
+ *   nothing (csched_pick_cpu's first test);
+ * - csched_unit_wake: BOOST if it woke from blocking with credit left (UNDER)
+ *   and its VM is not capped out; a capped-out VM's vCPU would be parked
+ *   instead, and the normal path does that;
+ * - __runq_tickle would only tickle p itself (idle, nothing queued);
+ * - csched_schedule: runq_sort (csched_refresh: p queues nothing, so only
+ *   its epoch moves); the best queued vCPU would be v alone; load balancing
+ *   runs only when that is OVER (or nothing): an OVER v goes the normal way,
+ *   where p may steal an UNDER or BOOST vCPU from a peer instead; then
+ *   v's charge starts, p leaves the idlers, the slice is tslice (cut for a
+ *   cap as csched_pick does).
+ * Variants (csched_hooks: co-scheduling, gang, ...) pick through their own
+ * hooks, and the core refuses when p has a reschedule (tickle, cap,
+ * co-scheduling signal), a hold or a directed yield pending. locked(p).
+ */
+static bool csched_wake_local(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now,
+			      stime_t *slice)
+{
+	struct csched_vcpu *cv = CV(v);
+	uint8_t pri = cv->pri;
+
+	if (csched_hooks || cv->queued || CP(p)->parked || csched_load(p) ||
+	    !cpumask_test(&v->affinity, p->id) || READ_ONCE(CD(v->vm)->parked))
+		return false;
+	if ((v->flags & SCHED_VF_WOKEN) && pri == CPRI_UNDER)
+		pri = CPRI_BOOST;
+	if (pri <= CPRI_OVER)
+		return false;
+	csched_refresh(p);
+	cv->pri = pri;
+	cv->yield = 0;
+	cv->start = now;
+	cpumask_clear(&csched_prv.idlers, p->id);
+	*slice = csched_prv.tslice;
+	if (v->vm->params.cap)
+		*slice = MAX(MIN(*slice, READ_ONCE(CD(v->vm)->cap_left) /
+				 MAX(v->vm->nvcpus, (uint16_t)1)), csched_prv.ratelimit / 2 + 1);
+	return true;
+}
+
 void csched_sleep(struct sched_vcpu *v, stime_t now)
 {
 	struct sched_pcpu *p = sched_pcpu_get(v->pcpu);
@@ -635,6 +680,7 @@ SCHED_POLICY_REGISTER(credit) = {
 	.caps = SCHED_CAP_WEIGHTS | SCHED_CAP_CAPS | SCHED_CAP_WORKCONS | SCHED_CAP_BOOST |
 		SCHED_CAP_BALANCE,
 	CSCHED_POLICY_OPS(csched_init),
+	.wake_local = csched_wake_local,
 };
 
 /* Options (sched/option.h). */

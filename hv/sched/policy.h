@@ -61,6 +61,17 @@ struct sched_policy {
 	void (*vcpu_remove)(struct sched_vcpu *v);     /* v OFFLINE, locked(v->pcpu) */
 	/* v became RUNNABLE (state already set): enqueue, maybe tickle. locked(v->pcpu). */
 	void (*wake)(struct sched_vcpu *v, stime_t now);
+	/* Optional "wake and run here" (issue 19; default: not handled). v is
+	 * waking from BLOCKED (SCHED_VF_WOKEN set, state still BLOCKED) and
+	 * its pCPU p runs nothing (p->curr NULL) with no reschedule, hold,
+	 * directed yield or policy switch pending. Return true only if
+	 * wake(v) followed by pick(p, NULL) would choose v now, with no other
+	 * effect than the policy's own bookkeeping of both (priority, queues,
+	 * idle masks, charge start), done here; *slice = what pick would set.
+	 * The core then makes v RUNNING on p. False: nothing changed, the
+	 * normal wake and schedule run. locked(p). */
+	bool (*wake_local)(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now,
+			   stime_t *slice);
 	/* v left RUNNABLE/RUNNING for BLOCKED/OFFLINE: dequeue if queued. locked(v->pcpu). */
 	void (*sleep)(struct sched_vcpu *v, stime_t now);
 	/* Choose what p runs; prev is p->curr if it still wants the pCPU (state
@@ -195,6 +206,8 @@ stime_t sched_dp_update(stime_t delay, stime_t t_comp, stime_t t_idle, stime_t t
 /* Adaptive DP's t_fair (preempt.c): span x min(1, npcpus x weight / wsum). */
 stime_t sched_dp_fair(stime_t span, unsigned npcpus, uint32_t weight, uint64_t wsum);
 stime_t sched_slice_adjust(struct sched_pcpu *p, stime_t slice, stime_t now);
+/* core.c -> schedule.c: the switch of an idle p to the woken v (sched_wake_run). */
+bool sched_switch_woken(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now);
 void sched_options_defaults(void);
 /* sched_options_defaults() unless done (before the first set/get, sched_init). */
 void sched_options_ensure(void);

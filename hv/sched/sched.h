@@ -193,6 +193,8 @@ struct sched_pcpu {
 	stime_t sleep_next;            /* earliest balloon-sleep timeout it watches */
 	unsigned nr_runnable;          /* RUNNABLE vCPUs of this runqueue (locked) */
 	bool sw_quiesced;              /* policy switch: out of the old policy (switch.c; locked) */
+	bool woke_run;                 /* curr was made current by sched_wake_run (locked; p clears it) */
+	uint64_t nwake_run;            /* wake-ups that ran at once (sched_wake_run) */
 	uint64_t priv[SCHED_PCPU_PRIV_WORDS];
 };
 
@@ -223,6 +225,16 @@ void sched_block(struct sched_vcpu *v, stime_t now);
 /* Interrupt/event for v (any pCPU): BLOCKED or balloon-OFFLINE -> RUNNABLE.
  * Returns true if the state changed. */
 bool sched_wake(struct sched_vcpu *v, stime_t now);
+/* sched_wake(), and when v's pCPU is idle for it and the policy says its
+ * next pick there would be v (ops->wake_local), v becomes that pCPU's
+ * current vCPU at once, with the wake's and the switch's accounting, and the
+ * pCPU is kicked (not when it is the caller's): it runs v without a
+ * sched_schedule (sched_wake_run_take). SCHED_WOKE_RUN then, else what
+ * sched_wake() would return (SCHED_WOKE / SCHED_WOKE_NOT). The hypervisor
+ * calls it; the simulator keeps sched_wake, whose kick latency and later
+ * pick it models. */
+enum { SCHED_WOKE_NOT = 0, SCHED_WOKE = 1, SCHED_WOKE_RUN = 2 };
+int sched_wake_run(struct sched_vcpu *v, stime_t now);
 /* Ends a balloon sleep without a wake's BOOST / wake-up preemption (core.c). */
 bool sched_wake_quiet(struct sched_vcpu *v, stime_t now);
 /* HC_SCHED_YIELD / PLE / SA: give up the pCPU; target (may be NULL) is a
@@ -313,6 +325,22 @@ bool sched_kicked(struct sched_pcpu *p, stime_t now);
 static inline bool sched_need_resched(const struct sched_pcpu *p)
 {
 	return READ_ONCE(p->need_resched);
+}
+/* On p itself, while it runs no vCPU (idle): the vCPU a sched_wake_run made
+ * p's current one, or NULL. Consumed once; the caller switches to it as to
+ * what sched_schedule() returns. A reschedule request raised since then is
+ * left to the next sched_schedule(). Lock-free (the flag is set under p's
+ * lock before the kick). */
+static inline struct sched_vcpu *sched_wake_run_take(struct sched_pcpu *p)
+{
+	if (!__atomic_load_n(&p->woke_run, __ATOMIC_ACQUIRE))
+		return NULL;
+	__atomic_store_n(&p->woke_run, false, __ATOMIC_RELAXED);
+	return READ_ONCE(p->curr);
+}
+static inline bool sched_wake_run_pending(const struct sched_pcpu *p)
+{
+	return __atomic_load_n(&p->woke_run, __ATOMIC_ACQUIRE);
 }
 /* Choose what p runs next. Returns the vCPU (now RUNNING) or NULL for idle;
  * *until gets the end of its slice. The caller switches contexts. */

@@ -202,6 +202,50 @@ static void sched_switch(struct sched_pcpu *p, struct sched_vcpu *prev, struct s
 		sched_sys.hooks->switched(p, prev, next, now);
 }
 
+/*
+ * sched_wake_run (core.c): v, BLOCKED on p, woke while p runs nothing. If
+ * the policy's wake_local says its wake and pick would choose v, switch p
+ * to v here as sched_schedule would (sched_switch with prev NULL and the
+ * tail of sched_schedule), without the RUNNABLE step in between: v waited
+ * 0 ns for the pCPU (a wake-latency sample of 0, no steal time), its
+ * BLOCKED time ends now and its RUNNING time starts now. Nothing pending
+ * on p may be skipped: no reschedule request (a co-scheduling signal, a
+ * cap, a tickle), no hold, no directed yield, no policy switch. p's loop
+ * takes v with sched_wake_run_take(). locked(p).
+ */
+bool sched_switch_woken(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
+{
+	stime_t slice = STIME_MAX;
+
+	if (!sched_sys.ops->wake_local || p->curr || v->pcpu != p->id ||
+	    READ_ONCE(p->need_resched) || READ_ONCE(p->resched_hard) || p->sw_quiesced ||
+	    __atomic_load_n(&sched_sys.switching, __ATOMIC_ACQUIRE) ||
+	    p->hold_until != STIME_MAX || p->yield_target)
+		return false;
+	if (now < p->idle_since)   /* a remote caller's clock read before p idled */
+		now = p->idle_since;
+	if (!sched_sys.ops->wake_local(p, v, now, &slice))
+		return false;
+	p->idle_time += now - p->idle_since;
+	sched_trace_event(p->id, NULL, VPE_IDLE_END, now, 0);
+	v->st.nwake_lat++;   /* woken -> RUNNING in 0 ns */
+	sched_vcpu_set_state(p, v, SCHED_RUNNING, now);
+	p->next_tick = sched_tick_next(now);
+	p->nswitch++;
+	p->curr = v;
+	p->curr_since = now;
+	if (sched_sys.hooks && sched_sys.hooks->switched)
+		sched_sys.hooks->switched(p, NULL, v, now);
+	p->force_preempt = false;
+	p->dp_waker = NULL;
+	slice = sched_slice_adjust(p, slice, now);
+	p->slice_end = slice == STIME_MAX || slice > STIME_MAX - now ? STIME_MAX : now + slice;
+	sched_timer_rearm(p);
+	p->nwake_run++;
+	__atomic_store_n(&p->woke_run, true, __ATOMIC_RELEASE);
+	return true;
+}
+
 /* Re-place v (RUNNABLE, unqueued, descheduled from p) on an allowed pCPU.
  * No lock held on entry; takes p's and the target's. */
 static void sched_evict(struct sched_pcpu *p, struct sched_vcpu *v, stime_t now)
@@ -260,6 +304,7 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 	spin_lock(&p->lock);
 	p->nschedule++;
 	WRITE_ONCE(p->need_resched, false);
+	WRITE_ONCE(p->woke_run, false);   /* a woken curr not taken yet is prev */
 	hard = __atomic_exchange_n(&p->resched_hard, false, __ATOMIC_ACQ_REL);
 	if (__atomic_load_n(&sched_sys.switching, __ATOMIC_ACQUIRE))
 		return sched_schedule_switch(p, now, until);

@@ -40,7 +40,7 @@ void dev_sweep_blocked(struct cpu *c, stime_t now)
 			 * is an interrupt too: plat_inject (vm/sched_platform.c)
 			 * kicked this pCPU. */
 			if (sched_glue_vectors_pending(v) && vcpu_has_wakeup(v)) {
-				sched_wake(&v->sv, time_now());
+				sched_wake_run(&v->sv, time_now());
 				continue;
 			}
 			dl = vm_devs_next_deadline(vm, j);
@@ -53,7 +53,7 @@ void dev_sweep_blocked(struct cpu *c, stime_t now)
 				if (!sched_vcpu_waits_event(&v->sv) || vcpu_has_wakeup(v)) {
 					BSTAMP_TIMER(time_ns_to_tsc(dl));
 					if (sched_vcpu_waits_event(&v->sv))
-						sched_wake(&v->sv, time_now());
+						sched_wake_run(&v->sv, time_now());
 					continue;
 				}
 				dl = vm_devs_next_deadline(vm, j);

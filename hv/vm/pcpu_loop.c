@@ -148,12 +148,15 @@ static void idle_wait(struct cpu *c, unsigned cpu)
 	stime_t dl;
 
 	irq_disable();
-	if (sched_need_resched(&c->sched.rq) || unpark_wanted(c)) {
+	/* A vCPU woken to run here (sched_wake_run) is a reason not to halt,
+	 * as a reschedule request is: it was published before its kick. */
+	if (sched_need_resched(&c->sched.rq) || sched_wake_run_pending(&c->sched.rq) ||
+	    unpark_wanted(c)) {
 		irq_enable();
 		return;
 	}
 	dev_sweep_blocked(c, time_now());   /* include vCPUs that just blocked here */
-	if (sched_need_resched(&c->sched.rq)) {
+	if (sched_need_resched(&c->sched.rq) || sched_wake_run_pending(&c->sched.rq)) {
 		irq_enable();
 		return;
 	}
@@ -199,7 +202,11 @@ void vm_cpu_loop(void)
 		}
 		sched_glue_poll(c, now);
 		if (resched || !curr || sched_need_resched(p)) {
-			next = to_vcpu(sched_schedule(p, time_now(), &until));
+			/* Idle, and a wake-up made a vCPU current here: run it
+			 * without a pass through the scheduler (sched_wake_run). */
+			next = !curr && !sched_need_resched(p) ? to_vcpu(sched_wake_run_take(p)) : NULL;
+			if (!next)
+				next = to_vcpu(sched_schedule(p, time_now(), &until));
 			BSTAMP_HERE(BS_T_SCHED);
 			if (curr && curr != next) {
 				/* Involuntarily off the pCPU: KVM's steal-time `preempted`. */

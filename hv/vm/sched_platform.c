@@ -140,14 +140,22 @@ void sched_glue_vcpu_start(struct vcpu *v)
 void sched_glue_notify(struct vcpu *v)
 {
 	unsigned pcpu;
+	int woke = SCHED_WOKE_NOT;
 
 	WRITE_ONCE(v->kicked, true);   /* no fast re-entry: look at the vLAPIC */
-	/* A halted vCPU, or one the balloon put to sleep, wakes on an event. */
+	/* A halted vCPU, or one the balloon put to sleep, wakes on an event;
+	 * on a pCPU idle for it, it may become that pCPU's vCPU at once
+	 * (sched_wake_run, docs/vmx.md "Wake and run here"). */
 	if ((READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED) ||
 	    (v->sv.flags & SCHED_VF_BALLOON))
-		sched_wake(&v->sv, time_now());
+		woke = sched_wake_run(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);
 	BSTAMP_SENDER(pcpu);
+	if (woke == SCHED_WOKE_RUN) {   /* the scheduler kicked its pCPU */
+		if (pcpu != this_cpu_id())
+			BSTAMP_TARGET(pcpu, BS_S_KICK);
+		return;
+	}
 	if (pcpu != this_cpu_id() && READ_ONCE(cpus[pcpu].sched.rq.curr) == &v->sv) {
 		/* A halt-polling v sees `kicked` itself (vm/halt_poll.c: Dekker). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
