@@ -7,11 +7,15 @@
 #                            the I/O task's timer, its p99 must beat vanilla's;
 #                            without the hog (io-balloon) the mode must turn WC
 #                            and the upcall must end the balloon's WC wait;
+#                            balloon-dg (balloon-d with sched_balloon_guard=25):
+#                            the guest must see the guard and rank the balloon
+#                            above compute (patch 0203);
 #                            then two VMs on one pCPU: a balloon with no sleep
 #                            timeout beside a hog VM, both must finish
-#                            (four Linux boots, 37 s on an idle host: in `make test`)
-#   make exp-balloon         all six arms (io-only, io-balloon, vanilla, pv,
-#                            balloon-s, balloon-d): p50/p99 wake-up latency, throughput;
+#                            (five Linux boots: in `make test`)
+#   make exp-balloon         all seven arms (io-only, io-balloon, vanilla, pv,
+#                            balloon-s, balloon-d, balloon-dg): p50/p99 wake-up
+#                            latency, throughput;
 #                            then the SMP case (4 vCPUs on 4 pCPUs, cap 200, a
 #                            latprobe task per vCPU, 4 hog threads) and two
 #                            uncapped 1-vCPU VMs sharing one pCPU (latprobe +
@@ -27,7 +31,7 @@ BALLOON_EXP := tools/linux/balloonexp.py
 BALLOON_ARGS ?=
 
 test-linux-balloon: linux-guest $(BUILD)/hv.elf
-	@$(PYTHON) $(BALLOON_EXP) --arms io-balloon,vanilla,balloon-d --check --sleepy \
+	@$(PYTHON) $(BALLOON_EXP) --arms io-balloon,vanilla,balloon-d,balloon-dg --check --sleepy \
 		--keep $(BUILD)/balloonexp/test $(BALLOON_ARGS)
 
 BALLOON_EXP_ARMS := io-only,vanilla,pv,balloon-s,balloon-d

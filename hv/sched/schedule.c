@@ -12,16 +12,27 @@ static const struct sched_platform *plat(void)
 	return sched_platform_get();
 }
 
+/* When a preemption hold ends. locked(p). The slice end is a deadline only
+ * for its delayed-preemption part (dp_until), and only if it was still ahead
+ * when the hold began: a delayed wake-up preemption never outlasts the slice,
+ * an SA wait gets its ack or limit whenever it began (sched_preempt_hold,
+ * point 4). Counting the slice end for an SA wait that began mid-slice
+ * re-armed the timer at a slice end already past, forever, once the slice
+ * ran out before the ack (hvsim, balloon=dynamic sa=on, 4 vCPUs capped). */
+static stime_t sched_hold_end(const struct sched_pcpu *p)
+{
+	if (p->dp_until != STIME_MAX && p->slice_end > p->hold_since)
+		return MIN(p->hold_until, p->slice_end);
+	return p->hold_until;
+}
+
 /* Earliest of everything p waits for; arm it if it changed. locked(p). */
 static void sched_timer_rearm(struct sched_pcpu *p)
 {
-	/* While holding a preemption the slice end is a deadline only if it
-	 * was still ahead when the hold began (a delayed wake-up preemption never
-	 * outlasts the slice; an SA wait after slice expiry does). */
 	stime_t t = p->slice_end;
 
 	if (p->hold_until != STIME_MAX)
-		t = p->slice_end > p->hold_since ? MIN(p->hold_until, p->slice_end) : p->hold_until;
+		t = sched_hold_end(p);
 
 	if (p->curr)
 		t = MIN(t, p->next_tick);
@@ -317,7 +328,7 @@ struct sched_vcpu *sched_schedule(struct sched_pcpu *p, stime_t now, stime_t *un
 		p->hold_until = hold;
 		sched_timer_rearm(p);
 		spin_unlock(&p->lock);
-		*until = p->slice_end > p->hold_since ? MIN(p->slice_end, hold) : hold;
+		*until = sched_hold_end(p);
 		return prev;
 	}
 	/* Not holding (any more): a block or yield of prev cancels the one-shot

@@ -260,6 +260,38 @@ START_TEST(test_dp_sa_ordering)
 }
 END_TEST
 
+/* An SA hold (no DP part) that began before the slice end and outlasts it:
+ * the slice end is no deadline for it, the timer goes to the SA limit. The
+ * timer used to be re-armed at the slice end, already past, for ever (hvsim
+ * balloon-sa-4.wl; schedule.c sched_hold_end()). */
+START_TEST(test_sa_hold_outlasts_slice)
+{
+	struct sched_vcpu *a, *b;
+
+	sched_option_set("sched_dp_us", "0");
+	sched_option_set("sched_sa_limit_us", "500");
+	setup_machine(1, true);
+	a = sched_at(0);
+	b = other(a);
+	sched_sa_register(&V[0], 0xf0);
+	sched_sa_register(&V[2], 0xf0);
+	sched_block(a, MS(1));
+	ck_assert_ptr_eq(sched_at(MS(1)), b);       /* slice ends at 31 ms */
+	if (sched_timer_fire(&P[0], MS(30)))          /* tick and accounting */
+		ck_assert_ptr_eq(sched_at(MS(30)), b);
+	sched_wake(a, US(30800));
+	ck_assert_ptr_eq(sched_at(US(30800)), b);   /* held for the SA ack */
+	ck_assert_int_eq(fake_injected, 1);
+	ck_assert_int_eq(P[0].slice_end, MS(31));
+	ck_assert_int_eq(fake_timer[0], US(31300)); /* the SA limit, not 31 ms */
+	ck_assert_int_eq(b->st.nsa_timeout, 0);
+	ck_assert(sched_timer_fire(&P[0], US(31300)));
+	ck_assert_ptr_eq(sched_at(US(31300)), a);
+	ck_assert_int_eq(b->st.nsa_timeout, 1);
+	ck_assert_int_gt(fake_timer[0], US(31300));
+}
+END_TEST
+
 /* Seed 001 eq. 1-2 arithmetic and bounds. */
 START_TEST(test_dp_equations)
 {
@@ -541,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, test_dp_hard_request_not_delayed);
 	tcase_add_test(tc, test_dp_bounded_by_slice);
 	tcase_add_test(tc, test_dp_sa_ordering);
+	tcase_add_test(tc, test_sa_hold_outlasts_slice);
 	tcase_add_test(tc, test_dp_equations);
 	tcase_add_test(tc, test_dp_adaptive);
 	tcase_add_test(tc, test_dp_fair_share);

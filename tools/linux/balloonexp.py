@@ -12,6 +12,9 @@ Arms (one boot each, the same kernel and initramfs):
              compute (static priority inside the guest alone)
   balloon-s  balloon threads + static priority (seed 004 §4.4)
   balloon-d  balloon threads, all CFS, waking I/O keeps vruntime (§4.5)
+  balloon-dg balloon-d with the hypervisor's NWC guard (sched_balloon_guard=25,
+             docs/sched.md "Balloon mode"): near the refill, with the budget
+             short, the guest ranks the balloon above compute (patch 0203)
 
 Prints one row per arm (p50/p99 wake-up latency, I/O throughput, hog CPU,
 balloon sleeps) and, with --check, asserts what the Bochs test needs: the
@@ -37,7 +40,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d"]
+ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d", "balloon-dg"]
+GUARD_PCT = 25   # sched_balloon_guard of balloon-dg (tools/sim/repro_pv.py's -g rows)
+ARM_HV = {"balloon-dg": f"sched_balloon_guard={GUARD_PCT}"}
+
+
+def hv_cmdline(arm, a):
+    """The hypervisor command line of an arm: --hv-cmdline and the arm's own."""
+    return " ".join(w for w in (a.hv_cmdline, ARM_HV.get(arm, "")) if w)
 
 
 def arm_run(arm, a):
@@ -54,6 +64,7 @@ def arm_run(arm, a):
         "pv": ([], f"balloon -s {hog} -- {lat}"),
         "balloon-s": ([], f"balloon -b -s {hog} -- {lat}"),
         "balloon-d": ([], f"balloon -b {hog} -- {lat}"),
+        "balloon-dg": ([], f"balloon -b {hog} -- {lat}"),
     }[arm]
 
 
@@ -78,8 +89,8 @@ def run_arm(arm, a, keep):
             "--name", f"linux-balloon-{arm}", "--timeout", str(a.timeout)]
     for w in extra + a.append:
         argv += ["--append", w]
-    if a.hv_cmdline:   # was passed only with --share
-        argv += ["--hv-cmdline", a.hv_cmdline]
+    if hv_cmdline(arm, a):   # was passed only with --share
+        argv += ["--hv-cmdline", hv_cmdline(arm, a)]
     log = keep / f"hv-smp{a.vcpus}-serial.log"
     log.unlink(missing_ok=True)   # never read a previous run's log
     p = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
@@ -110,8 +121,8 @@ def run_share(arm, a, keep):
             "--mem", "512M", "--ips", "50000000", "--hv", a.hv, "--quiet",
             "--serial-log", str(log), "--timeout", str(a.timeout),
             "--workdir", str(keep / "hvrun-share")]
-    if a.hv_cmdline:
-        argv += ["--cmdline", a.hv_cmdline]
+    if hv_cmdline(arm, a):
+        argv += ["--cmdline", hv_cmdline(arm, a)]
     words = " ".join(extra + a.append)
     for name in ("a", "b"):
         vm = (f'kind=linux vcpus=1 mem=128M name={name} cmdline="{BASE} {words} '
@@ -142,7 +153,8 @@ def run_share(arm, a, keep):
     bal = None
     if all(bals):
         bal = dict(bals[0])
-        for k in ("sleeps", "cancel", "upcalls", "sleep_ms", "hog_ms", "wcwait", "yields"):
+        for k in ("sleeps", "cancel", "upcalls", "sleep_ms", "hog_ms", "wcwait", "yields",
+                  "guard", "gpick"):
             bal[k] = str(sum(int(b.get(k, 0)) for b in bals))
         bal["on"] = "1" if all(b.get("on") == "1" for b in bals) else "0"
     return ok, lat, bal, text
@@ -233,7 +245,8 @@ def main():
           f"{' per vCPU' if a.vcpus > 1 else ''}, {a.work_us} us work per wake-up; "
           f"logs in {keep_root}", flush=True)
     print(f"{'arm':10} {'p50_us':>8} {'p99_us':>9} {'max_us':>9} {'ops/s':>7} {'missed':>6} "
-          f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8} {'segv':>4}",
+          f"{'hog_ms':>7} {'sleeps':>7} {'cancel':>6} {'upcalls':>7} {'sleep_ms':>8} {'segv':>4} "
+          f"{'guard':>5} {'gpick':>6}",
           flush=True)
     for arm in arms:
         keep = keep_root / arm
@@ -250,7 +263,8 @@ def main():
               f"{int(lat['max_ns']) / 1e3:9.1f} {lat.get('ops_per_s', '-'):>7} "
               f"{lat.get('missed', '-'):>6} {b.get('hog_ms', '-'):>7} "
               f"{b.get('sleeps', '-'):>7} {b.get('cancel', '-'):>6} {b.get('upcalls', '-'):>7} "
-              f"{b.get('sleep_ms', '-'):>8} {segv:>4}", flush=True)
+              f"{b.get('sleep_ms', '-'):>8} {segv:>4} {b.get('guard', '-'):>5} "
+              f"{b.get('gpick', '-'):>6}", flush=True)
         if segv:
             # Counted: two Linux VMs sharing a pCPU in Bochs used to lose a
             # user process now and then (docs/sched.md "The two-VM segfault":
@@ -258,7 +272,7 @@ def main():
             # fails on one.
             print(f"balloonexp: {arm}: {segv} user-space segfault(s) in the guests", flush=True)
     if a.check:
-        for arm in ("balloon-s", "balloon-d"):
+        for arm in ("balloon-s", "balloon-d", "balloon-dg"):
             lat, bal = rows.get(arm, (None, None))
             if arm not in rows:
                 continue
@@ -271,6 +285,18 @@ def main():
                 # the 10 ms tick or the 10 ms sleep timeout.
                 errs.append(f"{arm}: mean balloon sleep {bal['sleep_ms']} ms / {bal['sleeps']} "
                             f"not below 2 periods: not woken by the I/O timer")
+        gb = rows.get("balloon-dg", (None, None))[1]
+        if "balloon-dg" in rows and gb and gb.get("on") == "1":
+            # The guard path (patch 0203): the guest saw balloon_guard in a
+            # mode upcall and the scheduler put the balloon before compute.
+            if int(gb.get("guard", 0)) == 0:
+                errs.append("balloon-dg: no mode upcall found balloon_guard set")
+            elif int(gb.get("gpick", 0)) == 0:
+                errs.append("balloon-dg: the guard never put the balloon before another task")
+            lat_d, lat_g = rows.get("balloon-d", (None,))[0], rows["balloon-dg"][0]
+            if lat_d and lat_g and int(lat_g["p99_ns"]) >= int(lat_d["p99_ns"]):
+                errs.append(f"balloon-dg: p99 {lat_g['p99_ns']} ns not below balloon-d's "
+                            f"{lat_d['p99_ns']} ns")
         iob = rows.get("io-balloon", (None, None))[1]
         if "io-balloon" in rows and (not iob or int(iob.get("upcalls", 0)) == 0
                                      or int(iob.get("wcwait", 0)) == 0):
@@ -279,7 +305,7 @@ def main():
         if van:
             if rows.get("vanilla", (None, {}))[1] and rows["vanilla"][1].get("on") != "0":
                 errs.append("vanilla: balloon=off did not turn the balloon off")
-            for arm in ("balloon-s", "balloon-d"):
+            for arm in ("balloon-s", "balloon-d", "balloon-dg"):
                 lat = rows.get(arm, (None, None))[0]
                 if lat and int(lat["p99_ns"]) >= int(van["p99_ns"]):
                     errs.append(f"{arm}: p99 {lat['p99_ns']} ns not below vanilla's "

@@ -13,7 +13,9 @@
  *     -t   run the balloon alone for SEC seconds (no CMD)
  * Prints CMD's output and then
  *   RESULT balloon on=0|1 cpus=N static=0|1 sleeps= cancel= yields= wcwait=
- *          upcalls= sleep_ms= mode=0|1 hog_ms=   (hog_ms: the -c program's CPU)
+ *          upcalls= sleep_ms= mode=0|1 hog_ms= guard= gpick=
+ *   (hog_ms: the -c program's CPU; guard: mode upcalls that found the
+ *   hypervisor's balloon_guard set, gpick: picks it gave the balloon)
  * on=0 when the kernel has the balloon off (balloon=off or no hypervisor
  * support); the run still succeeds so one command line serves every arm. */
 #include "wl.h"
@@ -30,13 +32,14 @@
 #define USAGE "balloon [-b] [-s] [-c PROG:ARG...] [-t SEC] [--] CMD ARGS..."
 #define MAX_CPUS 64
 
-/* include/uapi/linux/xballoon.h of the patched guest kernel (0200). */
+/* include/uapi/linux/xballoon.h of the patched guest kernel (0200, 0203). */
 #define XBALLOON_RUN		_IO('x', 0xb0)
 #define XBALLOON_SET_COMPUTE	_IO('x', 0xb1)
 struct xballoon_stats {
 	uint32_t cpu, mode;
 	uint64_t sleeps, cancelled, yields, wc_waits, upcalls, sleep_ns;
 	int64_t credit_left_ns;
+	uint64_t guards, guard_picks;   /* 0203: the hypervisor's NWC guard */
 };
 #define XBALLOON_GET_STATS	_IOR('x', 0xb2, struct xballoon_stats)
 
@@ -198,15 +201,18 @@ int main(int argc, char **argv)
 			tot.wc_waits += bt[i].st.wc_waits;
 			tot.upcalls += bt[i].st.upcalls;
 			tot.sleep_ns += bt[i].st.sleep_ns;
+			tot.guards += bt[i].st.guards;
+			tot.guard_picks += bt[i].st.guard_picks;
 			tot.mode |= bt[i].st.mode;
 		}
 	}
 	/* Short keys: the hypervisor's console wraps lines past 160 characters. */
 	printf("RESULT balloon on=%d cpus=%d static=%d sleeps=%llu cancel=%llu yields=%llu "
-	       "wcwait=%llu upcalls=%llu sleep_ms=%llu mode=%u hog_ms=%llu\n",
+	       "wcwait=%llu upcalls=%llu sleep_ms=%llu mode=%u hog_ms=%llu guard=%llu gpick=%llu\n",
 	       !off, nbt, fifo, (unsigned long long)tot.sleeps, (unsigned long long)tot.cancelled,
 	       (unsigned long long)tot.yields, (unsigned long long)tot.wc_waits,
 	       (unsigned long long)tot.upcalls, (unsigned long long)(tot.sleep_ns / 1000000),
-	       tot.mode, (unsigned long long)(compute_ns / 1000000));
+	       tot.mode, (unsigned long long)(compute_ns / 1000000),
+	       (unsigned long long)tot.guards, (unsigned long long)tot.guard_picks);
 	return rc;
 }
