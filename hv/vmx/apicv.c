@@ -136,6 +136,7 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
 	struct apicv_vcpu *a;
 	uint32_t want = PROC2_VIRT_APIC_ACCESS | PROC2_APIC_REG_VIRT;
 
+	v->vid_ungated = false;
 	if (!apicv_vm_enabled(v->vm) || !(*proc & PROC_SECONDARY))
 		return 0;
 	if (!(s = slot_get(v->vm)))
@@ -148,6 +149,9 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
 	a->mode = AV_XAPIC;       /* power-on state of the vLAPIC (SDM §11.4.7.1) */
 	a->proc2 = *proc2;
 	a->vid = *proc2 & PROC2_VIRT_INTR_DELIV;
+	/* apicv_entry() then writes RVI at every slow entry, and the gate
+	 * never holds it back: apicv_rvi_deliverable() may read it. */
+	v->vid_ungated = a->vid && !opt_apicv_vid_gate;
 	a->eoi_dirty = true;
 	a->level_valid = false;
 	vmcs_write64(VMCS_VIRTUAL_APIC_PAGE, (uint64_t)v->apic_page);

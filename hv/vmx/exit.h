@@ -84,6 +84,9 @@ void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t
  * gate holds a vector back (v->vid_window); `act` is what the handler
  * would return otherwise. */
 enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
+/* vm/vcpu_exit.c, issue 18: an HLT exit without the VID gate while RVI is
+ * deliverable (apicv_rvi_deliverable): EXIT_REENTERED or EXIT_BLOCK. */
+enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
 enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
 
