@@ -124,7 +124,12 @@ enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exi
 	if (!loop_top_idle(v))
 		return act;
 	irq_disable();
-	if (vcpu_fast_reentry(v) && apicv_gate_release(v)) {
+	/* At the HLT, the released vector must also be one the entry delivers
+	 * (TPR or an in-service vector may mask it: the gate held it for IF
+	 * alone): else re-entering would end the HLT with no interrupt taken
+	 * (SDM §30.2.1, §30.2.2); the run loop's HLT path blocks instead. */
+	if (vcpu_fast_reentry(v) && apicv_gate_release(v) &&
+	    (reason != EXIT_REASON_HLT || apicv_rvi_deliverable(v))) {
 		vmx_proc_ctls_set(vmx_proc_ctls() & ~PROC_INTR_WINDOW);
 		v->vid_released++;
 		return EXIT_REENTERED;
