@@ -249,8 +249,9 @@ void apicv_hold_rvi(struct vcpu *v)
 enum gate_can { GATE_CAN_READ, GATE_CAN_YES };
 
 /* RVI/SVI from the page and, with the gate, what it holds back; the
- * EOI-exit bitmap when a new vector is about to be delivered. */
-static inline __attribute__((always_inline)) void vid_update(struct vcpu *v, struct apicv_vcpu *a,
+ * EOI-exit bitmap when a new vector is about to be delivered. Returns the
+ * guest interrupt status entered. */
+static inline __attribute__((always_inline)) uint16_t vid_update(struct vcpu *v, struct apicv_vcpu *a,
 							     enum gate_can how)
 {
 	uint8_t rvi;
@@ -291,6 +292,7 @@ static inline __attribute__((always_inline)) void vid_update(struct vcpu *v, str
 		eoi_bitmap_update(v, a);
 		a->last_rvi = rvi;
 	}
+	return st;
 }
 
 bool apicv_entry(struct vcpu *v)
@@ -311,13 +313,15 @@ bool apicv_entry(struct vcpu *v)
 	return true;
 }
 
-bool apicv_gate_release(struct vcpu *v)
+int apicv_gate_release(struct vcpu *v)
 {
 	struct apicv_vcpu *a;
 
 	if (!opt_apicv_vid_gate || !v->vid_window || !(a = vcpu_state(v)) || !a->vid ||
 	    lapic_mode(v) != a->mode)
-		return false;
-	vid_update(v, a, GATE_CAN_YES);
-	return !v->vid_window;
+		return -1;
+	/* With the guest able to take it, the gate enters RVI only when its
+	 * class is above VTPR's and SVI's (apicv_calc_gated_status): nonzero
+	 * means the entry delivers it, and no window is asked for. */
+	return (uint8_t)vid_update(v, a, GATE_CAN_YES);
 }

@@ -41,9 +41,12 @@ void apicv_hold_rvi(struct vcpu *v);
  * (RFLAGS.IF = 1, no STI/MOV-SS blocking: the caller knows it), release the
  * vector the VID gate held back at the last entry (v->vid_window): RVI/SVI
  * and the EOI-exit bitmap as apicv_entry() would set them, VMCS current.
- * True when done (the interrupt window is then no longer needed); false
- * when nothing was held or the APIC mode changed (take the run loop). */
-bool apicv_gate_release(struct vcpu *v);
+ * Returns the RVI entered when done (the interrupt window is then no
+ * longer needed): nonzero when the entry delivers it, 0 when TPR or an
+ * in-service vector masks it (SDM §30.1.3, §30.2.1; then held for the
+ * in-service vectors' EOI exits, apicv_calc.h). -1 when nothing was held or
+ * the APIC mode changed (take the run loop). */
+int apicv_gate_release(struct vcpu *v);
 
 /* Issue 18, without the VID gate (v->vid_ungated), VMCS current. RVI's
  * priority class (bits 7:4 of the guest interrupt status, SDM §25.4.2):
