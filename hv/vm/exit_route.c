@@ -20,6 +20,7 @@ void vm_exit_routes_init(void)
 	vmx_exit_route(EXIT_REASON_RDPMC, exit_rdpmc);   /* only with a host PMU in use */
 	vmx_vm_ops.stop = route_stop;
 	vmx_vm_ops.vid_gate_reenter = vcpu_vid_gate_reenter;
+	vmx_vm_ops.hlt_deliver_reenter = vcpu_hlt_deliver_reenter;
 	vmx_vm_ops.kvm_msr = kvm_pv_msr;
 	vmx_exit_handler = vcpu_exit_handle;
 }

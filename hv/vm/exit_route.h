@@ -25,6 +25,7 @@ void vprof_glue_exit(struct vcpu *v, uint32_t reason);
  * gate holds a vector back (v->vid_window); `act` is what the handler
  * would return otherwise. Reached from vmx/exit.c through vmx_vm_ops. */
 enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
+enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v);
 
 /* vm/vcpu_exit.c: entry.asm's vmx_exit_handler (vmx/entry.h). */
 int vcpu_exit_handle(struct guest_regs *regs);

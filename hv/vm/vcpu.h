@@ -49,6 +49,8 @@ struct vcpu {
 	stime_t halt_since;                /* when the current halt began, 0 = not halted */
 	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
 	bool vid_window;                   /* apicv held RVI back: interrupt window (vmx/apicv.c) */
+	bool vid_ungated;                  /* virtual-interrupt delivery on, VID gate off: the
+					    * VMCS's RVI is what the CPU delivers (vmx/apicv.c) */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
@@ -66,6 +68,8 @@ struct vcpu {
 	uint64_t vid_held, vid_released;   /* VID gate: entries holding a vector for an
 					    * interrupt window; of those released at the HLT
 					    * or window exit without the run loop (issue 18) */
+	uint64_t hlt_delivered;            /* no gate: HLTs ended at once by a deliverable
+					    * virtual interrupt (vcpu_hlt_deliver_reenter) */
 	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
 	/* For the watchdog dump (issue 17: a hang explains itself): guest

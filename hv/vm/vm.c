@@ -277,6 +277,9 @@ void vm_print_exits(struct vm *vm)
 		if (v->vid_held)   /* apicv_vid_gate (vmx/apicv.c, vm/vcpu_exit.c) */
 			pr_info("summary:   %s vcpu%u vid gate held %lu released at exit %lu\n",
 				vm->p.name, i, v->vid_held, v->vid_released);
+		if (v->hlt_delivered)   /* no gate: HLT ended by a deliverable RVI (vm/vcpu_exit.c) */
+			pr_info("summary:   %s vcpu%u hlt ended at exit by rvi %lu\n",
+				vm->p.name, i, v->hlt_delivered);
 		kvm_pv_vcpu_print(v);
 	}
 }

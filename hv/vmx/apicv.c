@@ -136,6 +136,7 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
 	struct apicv_vcpu *a;
 	uint32_t want = PROC2_VIRT_APIC_ACCESS | PROC2_APIC_REG_VIRT;
 
+	v->vid_ungated = false;
 	if (!apicv_vm_enabled(v->vm) || !(*proc & PROC_SECONDARY))
 		return 0;
 	if (!(s = slot_get(v->vm)))
@@ -148,6 +149,9 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
 	a->mode = AV_XAPIC;       /* power-on state of the vLAPIC (SDM §11.4.7.1) */
 	a->proc2 = *proc2;
 	a->vid = *proc2 & PROC2_VIRT_INTR_DELIV;
+	/* apicv_entry() then writes RVI at every slow entry, and the gate
+	 * never holds it back: apicv_rvi_deliverable() may read it. */
+	v->vid_ungated = a->vid && !opt_apicv_vid_gate;
 	a->eoi_dirty = true;
 	a->level_valid = false;
 	vmcs_write64(VMCS_VIRTUAL_APIC_PAGE, (uint64_t)v->apic_page);
@@ -245,8 +249,9 @@ void apicv_hold_rvi(struct vcpu *v)
 enum gate_can { GATE_CAN_READ, GATE_CAN_YES };
 
 /* RVI/SVI from the page and, with the gate, what it holds back; the
- * EOI-exit bitmap when a new vector is about to be delivered. */
-static inline __attribute__((always_inline)) void vid_update(struct vcpu *v, struct apicv_vcpu *a,
+ * EOI-exit bitmap when a new vector is about to be delivered. Returns the
+ * guest interrupt status entered. */
+static inline __attribute__((always_inline)) uint16_t vid_update(struct vcpu *v, struct apicv_vcpu *a,
 							     enum gate_can how)
 {
 	uint8_t rvi;
@@ -287,6 +292,7 @@ static inline __attribute__((always_inline)) void vid_update(struct vcpu *v, str
 		eoi_bitmap_update(v, a);
 		a->last_rvi = rvi;
 	}
+	return st;
 }
 
 bool apicv_entry(struct vcpu *v)
@@ -307,13 +313,15 @@ bool apicv_entry(struct vcpu *v)
 	return true;
 }
 
-bool apicv_gate_release(struct vcpu *v)
+int apicv_gate_release(struct vcpu *v)
 {
 	struct apicv_vcpu *a;
 
 	if (!opt_apicv_vid_gate || !v->vid_window || !(a = vcpu_state(v)) || !a->vid ||
 	    lapic_mode(v) != a->mode)
-		return false;
-	vid_update(v, a, GATE_CAN_YES);
-	return !v->vid_window;
+		return -1;
+	/* With the guest able to take it, the gate enters RVI only when its
+	 * class is above VTPR's and SVI's (apicv_calc_gated_status): nonzero
+	 * means the entry delivers it, and no window is asked for. */
+	return (uint8_t)vid_update(v, a, GATE_CAN_YES);
 }

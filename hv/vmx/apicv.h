@@ -8,6 +8,8 @@
 #ifndef HV_VMX_APICV_H
 #define HV_VMX_APICV_H
 #include "vm/vm.h"
+#include "vmx/vmcs.h"
+#include "dev/vlapic.h"
 
 /* BSP, after VMXON on every CPU, before any VM: settle apicv_vid_gate
  * (auto: the self-test of vid_selftest.c decides; on/off force it). */
@@ -39,9 +41,38 @@ void apicv_hold_rvi(struct vcpu *v);
  * (RFLAGS.IF = 1, no STI/MOV-SS blocking: the caller knows it), release the
  * vector the VID gate held back at the last entry (v->vid_window): RVI/SVI
  * and the EOI-exit bitmap as apicv_entry() would set them, VMCS current.
- * True when done (the interrupt window is then no longer needed); false
- * when nothing was held or the APIC mode changed (take the run loop). */
-bool apicv_gate_release(struct vcpu *v);
+ * Returns the RVI entered when done (the interrupt window is then no
+ * longer needed): nonzero when the entry delivers it, 0 when TPR or an
+ * in-service vector masks it (SDM §30.1.3, §30.2.1; then held for the
+ * in-service vectors' EOI exits, apicv_calc.h). -1 when nothing was held or
+ * the APIC mode changed (take the run loop). */
+int apicv_gate_release(struct vcpu *v);
+
+/* Issue 18, without the VID gate (v->vid_ungated), VMCS current. RVI's
+ * priority class (bits 7:4 of the guest interrupt status, SDM §25.4.2):
+ * 0 when no virtual interrupt is pending (the blocking HLT's case: one
+ * VMREAD and a test). RVI is the CPU's own since the last slow entry wrote
+ * it from the page; an IRR bit set since by another pCPU came with a kick,
+ * which the caller's fast re-entry test sees. */
+static inline unsigned apicv_rvi_class(void)
+{
+	return vmcs_read16(VMCS_GUEST_INTR_STATUS) & 0xf0u;
+}
+/* Would the CPU deliver a virtual interrupt at the next VM entry, the guest
+ * having RFLAGS.IF = 1 and no STI/MOV-SS blocking (the caller checks those)?
+ * VM entry loads RVI and SVI from the guest interrupt status, performs PPR
+ * virtualization (VPPR = VTPR if VTPR[7:4] >= SVI[7:4], else SVI[7:4]:0;
+ * SDM §30.1.3) and evaluates pending virtual interrupts (§27.3.2.5): one is
+ * delivered when RVI[7:4] > VPPR[7:4] (§30.2.1). So: RVI's class above
+ * both SVI's and VTPR's. */
+static inline bool apicv_rvi_deliverable(const struct vcpu *v)
+{
+	uint16_t st = vmcs_read16(VMCS_GUEST_INTR_STATUS);
+	unsigned rvi_class = st & 0xf0;
+
+	return rvi_class > ((st >> 8) & 0xf0u) &&
+	       rvi_class > (((const volatile uint8_t *)v->apic_page)[APIC_TPR] & 0xf0u);
+}
 
 /* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */
 void apicv_config_changed(struct vcpu *v);

@@ -97,6 +97,11 @@ enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 	exit_skip_insn(x);
 	if (unlikely(v->vid_window))   /* the VID gate holds a vector: vm/vcpu_exit.c */
 		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_HLT, EXIT_BLOCK);
+	/* No gate: a virtual interrupt the entry would deliver ends the HLT
+	 * at once (`sti; hlt` with a vector pending; vm/vcpu_exit.c). RVI is
+	 * tested first, so an HLT that blocks pays one VMREAD and a test. */
+	if (v->vid_ungated && apicv_rvi_class())
+		return vmx_vm_ops.hlt_deliver_reenter(v);
 	return EXIT_BLOCK;
 }
 

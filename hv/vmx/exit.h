@@ -50,6 +50,10 @@ struct vmx_vm_ops {
 	 * otherwise (vm/vcpu_exit.c vcpu_vid_gate_reenter). */
 	enum exit_action (*vid_gate_reenter)(struct vcpu *v, uint32_t reason,
 					     enum exit_action act);
+	/* Issue 18: an HLT exit without the VID gate while RVI is deliverable
+	 * (apicv_rvi_deliverable): EXIT_REENTERED or EXIT_BLOCK
+	 * (vm/vcpu_exit.c vcpu_hlt_deliver_reenter). */
+	enum exit_action (*hlt_deliver_reenter)(struct vcpu *v);
 	/* The MSR_H_KVM case of the MSR emulation: 0 or -EINVAL (#GP)
 	 * (vm/kvm_pv_vcpu.c kvm_pv_msr). */
 	int (*kvm_msr)(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
