@@ -1,6 +1,6 @@
 /* Per-VM device composition and the dev_host services the models call back. */
 #include "vm/vm.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"

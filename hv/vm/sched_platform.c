@@ -7,7 +7,7 @@
  * platform callbacks run under runqueue locks, so they never call back into
  * hv/sched or take a VM lock: inject() only queues the vector, delivered by
  * the vCPU's own pCPU before entry. */
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "cpu.h"
 #include "sched/sched.h"
 #include "hv.h"

@@ -9,10 +9,10 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/exc_class.h"
-#include "vm/sched_glue.h"
-#include "vm/vprof_glue.h"
+#include "vm/sched_platform.h"
+#include "vm/vprof_platform.h"
 #include "vmx/kvm_pv.h"
-#include "vm/pmu_glue.h"
+#include "vm/vcpu_pmu.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
 #include "vm/gmem.h"
@@ -405,7 +405,7 @@ static int vcpu_load(struct vcpu *v)
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
-		pmu_glue_vmcs_setup();   /* guest-only counting (vm/pmu_glue.h) */
+		pmu_glue_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
 		if (v->id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */

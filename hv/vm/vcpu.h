@@ -53,7 +53,7 @@ struct vcpu {
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	const volatile bool *resched;      /* need_resched of the pCPU running v (vcpu_run) */
-	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_glue.h) */
+	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_platform.h) */
 	struct {                           /* exception a handler queued for the next entry */
 		bool valid, has_err;
 		uint8_t vector;

@@ -18,7 +18,7 @@
 #include "vm/watchdog.h"
 #include "vm/watchdog_calc.h"
 #include "vm/vm.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "sched/sched.h"
 #include "cpu.h"
 #include "arch/x86/cpu.h"
