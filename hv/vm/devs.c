@@ -59,7 +59,7 @@ static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
 	if (sipi < 0) {
 		WRITE_ONCE(v->init_pending, true);
 		vm_kick_vcpu(v);
-	} else if (READ_ONCE(v->state) == VCPU_WAIT_SIPI) {
+	} else if (READ_ONCE(v->wait_sipi)) {
 		WRITE_ONCE(v->sipi_vector, sipi);
 		sched_glue_vcpu_start(v);
 	}

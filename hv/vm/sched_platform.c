@@ -146,7 +146,7 @@ void sched_glue_notify(struct vcpu *v)
 	/* A halted vCPU, or one the balloon put to sleep, wakes on an event;
 	 * on a pCPU idle for it, it may become that pCPU's vCPU at once
 	 * (sched_wake_run, docs/vmx.md "Wake and run here"). */
-	if ((READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED) ||
+	if ((READ_ONCE(v->halted) && v->sv.state == SCHED_BLOCKED) ||
 	    (v->sv.flags & SCHED_VF_BALLOON))
 		woke = sched_wake_run(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);
