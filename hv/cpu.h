@@ -2,7 +2,7 @@
  * one struct indexed by the dense CPU id (this_cpu_id(), 0..nr_cpus_online-1)
  * instead of parallel [MAX_CPUS] arrays. Parts: sched (vm/pcpu_loop.c's
  * runqueue, armed and blocked deadlines, heartbeat, idling), vmx (vmx/fpu.c's
- * FPU owner), watchdog (vm/watchdog.c) and pmu (vm/pmu_glue.c). The arch part
+ * FPU owner), watchdog (vm/watchdog.c) and pmu (vm/vcpu_pmu.c). The arch part
  * (GDT, TSS, IST stack, APIC id, VMXON region) stays in struct percpu,
  * page-aligned and reached through GS (arch/x86/percpu.h): cpu_arch() gives
  * it, and its `cpu` field points back here (cpu_this()).
@@ -17,7 +17,7 @@
 #include "arch/x86/percpu.h"
 #include "sched/sched.h"
 
-/* PMU events sampled per run (PMU_EV_COUNT, arch/x86/pmu_calc.h; pmu_glue.c
+/* PMU events sampled per run (PMU_EV_COUNT, arch/x86/pmu_calc.h; vcpu_pmu.c
  * asserts they agree). */
 #define CPU_PMU_EVENTS 7
 

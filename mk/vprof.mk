@@ -1,6 +1,6 @@
 # vProfile (issue 5): recorder and serial encoder in hv/trace, host decoder
 # tools/vprof, guest tool guest-shim/vprofctl, tests under test/vprof.
-VPROF_SRCS := hv/trace/vprof.c hv/trace/acct.c hv/trace/profile.c hv/trace/dedicated.c \
+VPROF_SRCS := hv/trace/vprof.c hv/trace/acct.c hv/trace/profile.c hv/trace/dedicated_period.c \
               hv/trace/hcall.c hv/trace/ring.c hv/trace/codec.c hv/trace/frame.c hv/trace/dump.c \
               hv/trace/spin.c hv/trace/stats.c
 
@@ -49,7 +49,7 @@ BENCH_TARGETS += bench-vprof
 .PHONY: bench-vprof
 
 # System test (Bochs, about 12 s): a guest runs busy / halt / PAUSE phases in
-# one profile and the decoded phases must match (hv/vm/vprof_glue.c wires the
+# one profile and the decoded phases must match (hv/vm/vprof_platform.c wires the
 # hypercalls, the sink and the exits; docs/vprofile.md, Integration); the
 # dedicated-mode scenario; and the serial dump key (hvrun --send-key "?v"
 # after the guest's marker: a "serial key" dump, and none with console_keys=off).

@@ -1,6 +1,6 @@
 /* vProfile private state shared by the files of hv/trace/.
  * Lock order: dump_lock -> vm->lock -> ring->lock. The dedicated-mode lock
- * (dedicated.c) is never held while another vProfile lock is taken. */
+ * (dedicated_period.c) is never held while another vProfile lock is taken. */
 #ifndef HV_TRACE_INTERNAL_H
 #define HV_TRACE_INTERNAL_H
 #include "trace/vprof.h"
@@ -63,7 +63,7 @@ void vp_spin_pmu(unsigned pcpu, uint16_t vm, uint16_t vcpu, struct vp_acct *a,
 		 const struct vprof_pmu_sample *s, stime_t now);
 void vp_spin_reset(void);
 
-/* dedicated.c: overlap of dedicated periods with a profile (VM lock held). */
+/* dedicated_period.c: overlap of dedicated periods with a profile (VM lock held). */
 void vp_ded_attach(struct vp_vm *v, uint16_t vm, stime_t now);
 void vp_ded_detach(struct vp_vm *v, stime_t now);
 void vp_ded_reset(void);

@@ -6,7 +6,7 @@
  * idles. The scheduler upcall vectors' test is here because the sweep is
  * its hot reader (inlined there). */
 #include "vm/dev_sweep.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "cpu.h"
 #include "sched/sched.h"
 #include "hv.h"

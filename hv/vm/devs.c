@@ -1,6 +1,6 @@
 /* Per-VM device composition and the dev_host services the models call back. */
 #include "vm/vm.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -59,7 +59,7 @@ static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
 	if (sipi < 0) {
 		WRITE_ONCE(v->init_pending, true);
 		vm_kick_vcpu(v);
-	} else if (READ_ONCE(v->state) == VCPU_WAIT_SIPI) {
+	} else if (READ_ONCE(v->wait_sipi)) {
 		WRITE_ONCE(v->sipi_vector, sipi);
 		sched_glue_vcpu_start(v);
 	}

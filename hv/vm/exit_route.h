@@ -1,7 +1,7 @@
 /* The exit path's routing on hv/vm's side (issue 11): hv/vmx decodes an exit
  * and handles what is only the CPU's (vmx/exit.c); hv/vm counts the exit,
  * dispatches it through hv/vmx's table and owns the routes that reach
- * devices, the scheduler and VM stop (vm/io.c, vm/mmio.c, vm/pmu_glue.c).
+ * devices, the scheduler and VM stop (vm/io.c, vm/mmio.c, vm/vcpu_pmu.c).
  * The calls go from hv/vm down to hv/vmx; hv/vmx reaches hv/vm only through
  * what vm_exit_routes_init() registers (vmx_exit_route, vmx_vm_ops,
  * vmx_exit_handler). */
@@ -19,7 +19,7 @@ void vm_exit_routes_init(void);
  * (VM-entry failure, enclave mode, ...) or out of range: stops the VM or
  * dispatches like exit_dispatch(). */
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
-/* vm/vprof_glue.c: the exit while v's VM is profiled. */
+/* vm/vprof_platform.c: the exit while v's VM is profiled. */
 void vprof_glue_exit(struct vcpu *v, uint32_t reason);
 /* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
  * gate holds a vector back (v->vid_window); `act` is what the handler
@@ -32,7 +32,7 @@ int vcpu_exit_handle(struct guest_regs *regs);
 
 /* Routes: hv/vm's handlers in hv/vmx's table. */
 enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
-enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);    /* vm/pmu_glue.c */
+enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);    /* vm/vcpu_pmu.c */
 enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);   /* vm/mmio.c */
 enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);     /* vm/mmio.c */
 

@@ -8,7 +8,7 @@
  * stores halt_polling, fences and reads kicked (Dekker), and after clearing
  * halt_polling looks once more, so a skipped kick is never lost. */
 #include "vm/halt_poll.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "vm/devs.h"
 #include "vm/bstamp.h"
 #include "sched/sched.h"

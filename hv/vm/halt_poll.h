@@ -11,6 +11,6 @@ enum halt_poll_end {
 /* Has halted v an interrupt to take? vcpu_has_wakeup(), with a lock-free
  * positive answer first for a vCPU that halted with IF = 1 (halt_poll.c). */
 bool vcpu_halt_woken(struct vcpu *v);
-/* v is VCPU_HALTED with nothing to take; `now` was read at the loop top. */
+/* v is halted with nothing to take; `now` was read at the loop top. */
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now);
 #endif

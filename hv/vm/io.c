@@ -9,7 +9,7 @@
 #include "vmx/vcpu_state.h"
 #include "vm/vm.h"
 #include "vm/gmem.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/time.h"

@@ -2,7 +2,7 @@
  * sched_schedule() picks, idle (HLT) when nothing is runnable, park a blocked
  * vCPU's VMCS; and what the run loop (vm/vcpu.c) and the watchdog ask of this
  * pCPU. The scheduler's platform is vm/sched_platform.c. */
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "vm/dev_sweep.h"
 #include "cpu.h"
 #include "sched/sched.h"
@@ -15,7 +15,7 @@
 #include "vmx/kvm_pv.h"
 #include "console_input.h"
 #include "vm/watchdog.h"
-#include "vm/pmu_glue.h"
+#include "vm/vcpu_pmu.h"
 #include "vm/bstamp.h"
 #include "log.h"
 #include "vm_status.h"

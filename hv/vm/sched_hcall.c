@@ -34,7 +34,7 @@ HCALL_REGISTER(HC_SCHED_YIELD, hc_yield);
 static int64_t hc_block(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 {
 	v->halt_if = true;   /* any interrupt ends the block */
-	WRITE_ONCE(v->state, VCPU_HALTED);
+	WRITE_ONCE(v->halted, true);
 	WRITE_ONCE(v->kicked, true);
 	return 0;
 }

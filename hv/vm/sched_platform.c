@@ -7,7 +7,7 @@
  * platform callbacks run under runqueue locks, so they never call back into
  * hv/sched or take a VM lock: inject() only queues the vector, delivered by
  * the vCPU's own pCPU before entry. */
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "cpu.h"
 #include "sched/sched.h"
 #include "hv.h"
@@ -146,7 +146,7 @@ void sched_glue_notify(struct vcpu *v)
 	/* A halted vCPU, or one the balloon put to sleep, wakes on an event;
 	 * on a pCPU idle for it, it may become that pCPU's vCPU at once
 	 * (sched_wake_run, docs/vmx.md "Wake and run here"). */
-	if ((READ_ONCE(v->state) == VCPU_HALTED && v->sv.state == SCHED_BLOCKED) ||
+	if ((READ_ONCE(v->halted) && v->sv.state == SCHED_BLOCKED) ||
 	    (v->sv.flags & SCHED_VF_BALLOON))
 		woke = sched_wake_run(&v->sv, time_now());
 	pcpu = READ_ONCE(v->sv.pcpu);

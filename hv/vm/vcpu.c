@@ -9,10 +9,10 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/exc_class.h"
-#include "vm/sched_glue.h"
-#include "vm/vprof_glue.h"
+#include "vm/sched_platform.h"
+#include "vm/vprof_platform.h"
 #include "vmx/kvm_pv.h"
-#include "vm/pmu_glue.h"
+#include "vm/vcpu_pmu.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
 #include "vm/gmem.h"
@@ -266,11 +266,11 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI); not for
 	 * one the guest blocks (HLT in its NMI handler, virtual NMIs). */
 	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) &&
-	    !(v->state == VCPU_HALTED && v->halt_nmi_blocked))
+	    !(v->halted && v->halt_nmi_blocked))
 		return true;
 	if (kvm_pv_unhalt_pending(v))
 		return true;
-	if (v->state == VCPU_HALTED && !v->halt_if)
+	if (v->halted && !v->halt_if)
 		return false;
 	if (sched_glue_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
 		return true;
@@ -336,10 +336,12 @@ static bool handle_start_signals(struct vcpu *v)
 
 	if (READ_ONCE(v->init_pending)) {
 		WRITE_ONCE(v->init_pending, false);
-		if (v->id != 0)
-			WRITE_ONCE(v->state, VCPU_WAIT_SIPI);
+		if (v->id != 0) {
+			WRITE_ONCE(v->halted, false);
+			WRITE_ONCE(v->wait_sipi, true);
+		}
 	}
-	if (READ_ONCE(v->state) != VCPU_WAIT_SIPI)
+	if (!READ_ONCE(v->wait_sipi))
 		return true;
 	sipi = READ_ONCE(v->sipi_vector);
 	if (sipi < 0)
@@ -348,7 +350,7 @@ static bool handle_start_signals(struct vcpu *v)
 	vmcs_guest_sipi((uint8_t)sipi);
 	v->exit_unconsumed = false;   /* an event interrupted before INIT is gone */
 	memset(&v->regs, 0, sizeof(v->regs));
-	WRITE_ONCE(v->state, VCPU_RUNNABLE);
+	WRITE_ONCE(v->wait_sipi, false);
 	return true;
 }
 
@@ -405,7 +407,7 @@ static int vcpu_load(struct vcpu *v)
 	if (!v->vmcs) {
 		if (vmcs_setup(v))
 			return -1;
-		pmu_glue_vmcs_setup();   /* guest-only counting (vm/pmu_glue.h) */
+		pmu_glue_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
 		if (v->id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
@@ -458,7 +460,9 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		int act;
 
 		if (v->vm->state != VM_RUNNING) {
-			WRITE_ONCE(v->state, VCPU_DEAD);
+			/* Dead: no longer halted nor waiting for a SIPI. */
+			WRITE_ONCE(v->halted, false);
+			WRITE_ONCE(v->wait_sipi, false);
 			return VCPU_RUN_OFFLINE;
 		}
 		if (!handle_start_signals(v))
@@ -479,7 +483,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		if (unlikely(!sched_glue_entry_ok(v, c)))
 			return VCPU_RUN_OFFLINE;
 		vm_devs_advance(v->vm, v->id, now);
-		if (v->state == VCPU_HALTED) {
+		if (v->halted) {
 			if (!v->halt_since)
 				v->halt_since = now;
 			/* Back from a block (this call did not see the HLT):
@@ -500,7 +504,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			sched_halt_poll_update(&v->sv, now - v->halt_since);
 			v->halt_since = 0;
 			kvm_pv_unhalt_clear(v);
-			WRITE_ONCE(v->state, VCPU_RUNNABLE);
+			WRITE_ONCE(v->halted, false);
 		}
 		BSTAMP_HERE(BS_T_DEVS);
 		WRITE_ONCE(v->kicked, false);
@@ -550,7 +554,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			if (unlikely(v->nmi_injected))
 				v->halt_nmi_blocked = vmx_guest_intr_state() &
 						      INTERRUPTIBILITY_NMI;
-			WRITE_ONCE(v->state, VCPU_HALTED);   /* blocks at the top unless an IRQ waits */
+			WRITE_ONCE(v->halted, true);   /* blocks at the top unless an IRQ waits */
 		}
 		else if (act == EXIT_YIELD) {
 			v->dbg.ple_rip = vmx_guest_rip();
@@ -575,7 +579,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->vmcs_active = -1;
 	v->sipi_vector = -1;
 	v->misc_enable = MSR_MISC_ENABLE_RESET;
-	v->state = id == 0 ? VCPU_RUNNABLE : VCPU_WAIT_SIPI;
+	v->wait_sipi = id != 0;
 	v->vprof_on = vprof_glue_exit_flag(vm->id);
 	vm->vcpu[id] = v;
 	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);

@@ -14,18 +14,16 @@ struct vm;
 
 #define VCPU_DBG_STACK_WORDS 48
 
-enum vcpu_state {
-	VCPU_WAIT_SIPI,   /* AP before its start-up IPI */
-	VCPU_RUNNABLE,
-	VCPU_HALTED,      /* HLT: blocked until an interrupt */
-	VCPU_DEAD,
-};
-
 struct vcpu {
 	struct guest_regs regs;            /* first: entry.asm gets &vcpu->regs */
 	struct vm *vm;
 	unsigned id;                       /* index in the VM */
-	volatile int state;                /* enum vcpu_state */
+	/* One state machine (issue 11): whether v runs, waits or is off is the
+	 * scheduler's (v->sv.state: RUNNING, RUNNABLE, BLOCKED, OFFLINE); these
+	 * two flags are the guest's activity state (SDM Vol. 3 §24.4.2) that
+	 * the scheduler cannot know. docs/architecture.md has the mapping. */
+	volatile bool wait_sipi;           /* wait-for-SIPI: an AP before its SIPI, or after INIT */
+	volatile bool halted;              /* HLT (or HC_SCHED_BLOCK): until an interrupt it takes */
 	paddr_t vmcs;
 	bool launched;
 	volatile int sipi_vector;          /* -1 none; set by start_vcpu(SIPI) */
@@ -55,7 +53,7 @@ struct vcpu {
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	const volatile bool *resched;      /* need_resched of the pCPU running v (vcpu_run) */
-	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_glue.h) */
+	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_platform.h) */
 	struct {                           /* exception a handler queued for the next entry */
 		bool valid, has_err;
 		uint8_t vector;

@@ -10,7 +10,7 @@
 #include "vmx/caps.h"
 #include "vmx/kvm_pv.h"
 #include "vmx/apicv.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "vm/bstamp.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"

@@ -18,7 +18,7 @@
 #include "vm/watchdog.h"
 #include "vm/watchdog_calc.h"
 #include "vm/vm.h"
-#include "vm/sched_glue.h"
+#include "vm/sched_platform.h"
 #include "sched/sched.h"
 #include "cpu.h"
 #include "arch/x86/cpu.h"
@@ -133,7 +133,15 @@ static int lapic_top(const struct vlapic *l, unsigned base)
 	return -1;
 }
 
-static const char *const vcpu_states[] = { "wait-sipi", "active", "halted", "dead" };
+/* The guest's side of v's state (the scheduler's: the sched dump). */
+static const char *vcpu_activity(struct vcpu *v)
+{
+	if (READ_ONCE(v->vm->state) != VM_RUNNING)
+		return "dead";
+	if (READ_ONCE(v->wait_sipi))
+		return "wait-sipi";
+	return READ_ONCE(v->halted) ? "halted" : "active";
+}
 
 static void vcpu_snap(struct vcpu *v, struct wd_vcpu_snap *s)
 {
@@ -142,7 +150,7 @@ static void vcpu_snap(struct vcpu *v, struct wd_vcpu_snap *s)
 
 	*s = (struct wd_vcpu_snap){
 		.blocked = sched_vcpu_waits_event(&v->sv), .running = st == SCHED_RUNNING,
-		.halted = READ_ONCE(v->state) == VCPU_HALTED, .halt_if = READ_ONCE(v->halt_if),
+		.halted = READ_ONCE(v->halted), .halt_if = READ_ONCE(v->halt_if),
 		.irr_top = lapic_top(l, 0x200), .isr_top = lapic_top(l, 0x100),
 		.tpr = (uint8_t)vlapic_reg(l, 0x80), .apic_on = vlapic_hw_enabled(l),
 		.nmi = READ_ONCE(l->nmi_pending), .timer = vcpu_timer(v),
@@ -204,7 +212,6 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 {
 	const struct vlapic *l = &v->lapic;
 	stime_t t = vcpu_timer(v);
-	unsigned st = (unsigned)READ_ONCE(v->state);
 	unsigned sv = 0;
 
 	for (unsigned w = 0; w < 4; w++)
@@ -217,7 +224,7 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 	pr_info("watchdog: vm%u.v%u guest=%s halt_if=%d kicked=%d irr_top=%d isr_top=%d "
 		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu ppr=0x%x "
 		"timer_fired=%lu tscdl_ignored=%lu wait=%s\n",
-		v->vm->id, v->id, st < 4 ? vcpu_states[st] : "?", v->halt_if, READ_ONCE(v->kicked),
+		v->vm->id, v->id, vcpu_activity(v), v->halt_if, READ_ONCE(v->kicked),
 		lapic_top(l, 0x200), lapic_top(l, 0x100), vlapic_reg(l, 0x80),
 		READ_ONCE(l->nmi_pending), sv, vlapic_reg(l, 0x320), rel(tb, sizeof(tb), t, now),
 		(unsigned long)READ_ONCE(v->exits_total), wd_ppr(s.tpr, s.isr_top),

@@ -25,7 +25,7 @@ static inline stime_t watchdog_deadline(unsigned cpu)
 {
 	return cpu == 0 ? READ_ONCE(watchdog_next) : INT64_MAX;
 }
-/* A vProfile dump line written by this pCPU (vm/vprof_glue.c's sink): a
+/* A vProfile dump line written by this pCPU (vm/vprof_platform.c's sink): a
  * pCPU writing a dump is busy, not stalled (vm/watchdog.c). */
 void watchdog_dump_line(unsigned cpu);
 /* The full dump now (the `w` console key, hvrun's timeout): `why` names the

@@ -24,7 +24,7 @@ void vmcs_guest_sipi(uint8_t vector);
 /* Write CR0/CR4 as the guest asked, keeping the bits VMX requires (via the read shadows). */
 void vmcs_guest_set_cr0(uint64_t val);
 void vmcs_guest_set_cr4(uint64_t val);
-/* Guest-only host-PMU counting (hv/vm/pmu_glue.c) on the current VMCS:
+/* Guest-only host-PMU counting (hv/vm/vcpu_pmu.c) on the current VMCS:
  * RDPMC exiting where the CPU has it; then either the entry/exit "load
  * IA32_PERF_GLOBAL_CTRL" controls with guest value global_ctrl (ctls), or
  * one-entry VM-entry/exit MSR-load lists at entry_load/exit_load (16-byte

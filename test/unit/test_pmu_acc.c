@@ -2,7 +2,7 @@
  * per-vCPU samples at a bounded rate, reach vprof_pmu_add() (totals, the
  * PMU frame's present mask) and drive the branch-per-instruction spin
  * heuristic of seed 001 §2.1. Readings go through pmu_plan_delta() with a
- * real plan, as hv/vm/pmu_glue.c does. */
+ * real plan, as hv/vm/vcpu_pmu.c does. */
 #include <check.h>
 #include "check_run.h"
 #include "arch/x86/pmu_calc.h"

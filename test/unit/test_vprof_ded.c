@@ -1,4 +1,4 @@
-/* Unit tests for vProfile dedicated mode (hv/trace/dedicated.c, seed 001 §2.3)
+/* Unit tests for vProfile dedicated mode (hv/trace/dedicated_period.c, seed 001 §2.3)
  * and the hypercall handlers (hv/trace/hcall.c). */
 #include <check.h>
 #include "compiler.h"

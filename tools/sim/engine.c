@@ -200,7 +200,7 @@ void engine_resched(struct sim *s, int i)
 			nv->pcpu = i;
 			nv->run_since = s->now;
 			/* The PMU glue reads the counters around this run for
-			 * sched=auto when it asks (no vProfile, hv/vm/pmu_glue.c). */
+			 * sched=auto when it asks (no vProfile, hv/vm/vcpu_pmu.c). */
 			nv->pmu_run = sched_vcpu_pmu_wanted(&nv->sv);
 			if (s->cache_refill && pc->last != nv->idx)
 				nv->cold_left = s->cache_refill;   /* cold caches */

@@ -57,7 +57,7 @@ static int trace_start(struct sim *s, FILE *f)
 	if (!mem || vprof_init((unsigned)s->npcpus, mem, len))
 		return -1;
 	vprof_set_sink(trace_sink, f);
-	vprof_spin_set_ple((uint64_t)s->ple);   /* as vm/vprof_glue.c does */
+	vprof_spin_set_ple((uint64_t)s->ple);   /* as vm/vprof_platform.c does */
 	s->trace = true;
 	for (int i = 0; i < s->nvms; i++)
 		if (vprof_vm_config((uint16_t)i, (uint16_t)s->vm[i].nvcpus, i == sample_vm) ||
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* A PAUSE-loop exit proves up to one window of spinning: credit up to
-	 * the largest adaptive window (as hv/vm/vprof_glue.c). */
+	 * the largest adaptive window (as hv/vm/vprof_platform.c). */
 	if (tf && s.ple && sched_opts.ple_window > 0)
 		vprof_spin_set_ple((uint64_t)(s.ple * sched_opts.ple_window_max / sched_opts.ple_window));
 	if (sample_vm >= 0 && !tf) {

@@ -2,7 +2,7 @@
  * counter reads for vProfile's per-vCPU statistics. Counters are programmed
  * once per pCPU and gated by IA32_PERF_GLOBAL_CTRL, which is 0 in the
  * hypervisor and the plan's enable mask only while a guest runs (VM-entry /
- * VM-exit loads, hv/vm/pmu_glue.c). Decode and arithmetic: pmu_calc.h. */
+ * VM-exit loads, hv/vm/vcpu_pmu.c). Decode and arithmetic: pmu_calc.h. */
 #ifndef HV_ARCH_X86_PMU_H
 #define HV_ARCH_X86_PMU_H
 #include "arch/x86/pmu_calc.h"

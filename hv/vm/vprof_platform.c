@@ -1,8 +1,8 @@
-/* vProfile glue: the hypervisor side of docs/vprofile.md "Integration".
+/* vProfile platform: the hypervisor side of docs/vprofile.md "Integration".
  * The recorder (hv/trace) is pure logic; this file gives it memory, a serial
  * sink, the VMs of the boot modules, the VM exits and the hypercalls. State
  * changes and PLE events come from hv/sched (weak references there). */
-#include "vm/vprof_glue.h"
+#include "vm/vprof_platform.h"
 #include "vm/vm.h"
 #include "vm/watchdog.h"
 #include "vm/modstr.h"

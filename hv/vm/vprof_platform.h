@@ -1,9 +1,10 @@
-/* vProfile glue (issue 5, docs/vprofile.md "Integration"): boots the recorder
- * in hv/trace with memory and the serial sink, declares each VM of the boot
- * modules, counts VM exits, and ends profiles when a VM or the run ends.
+/* vProfile platform (issue 5, docs/vprofile.md "Integration"): boots the
+ * recorder in hv/trace with memory and the serial sink, declares each VM of
+ * the boot modules, counts VM exits, and ends profiles when a VM or the run
+ * ends.
  * The HC_VPROF_* hypercalls are registered here too (hv/hypercall.h). */
-#ifndef HV_VM_VPROF_GLUE_H
-#define HV_VM_VPROF_GLUE_H
+#ifndef HV_VM_VPROF_PLATFORM_H
+#define HV_VM_VPROF_PLATFORM_H
 #include "bootinfo.h"
 
 struct vm;

@@ -1,7 +1,8 @@
-/* PMU glue (see pmu_glue.h). SDM vol. 3 §25.7.1/§25.8.1 (VM-exit/VM-entry
- * controls "load IA32_PERF_GLOBAL_CTRL", bit 12 / bit 13), §25.7.2/§25.8.2
- * (MSR-load lists, the fallback), §28.3/§28.5 (when the loads happen). */
-#include "vm/pmu_glue.h"
+/* Guest-only PMU counting per vCPU (see vcpu_pmu.h). SDM vol. 3
+ * §25.7.1/§25.8.1 (VM-exit/VM-entry controls "load IA32_PERF_GLOBAL_CTRL",
+ * bit 12 / bit 13), §25.7.2/§25.8.2 (MSR-load lists, the fallback),
+ * §28.3/§28.5 (when the loads happen). */
+#include "vm/vcpu_pmu.h"
 #include "vm/vm.h"
 #include "vmx/vmcs.h"
 #include "vmx/vmcs_setup.h"

@@ -1,4 +1,4 @@
-/* PMU glue (issue 5, seed 001 §2.2): guest-only counting and per-vCPU
+/* Guest-only PMU counting per vCPU (issue 5, seed 001 §2.2) and per-vCPU
  * samples for vProfile. Counters run only between VM entry and VM exit
  * (IA32_PERF_GLOBAL_CTRL loaded by the VM-entry / VM-exit controls, or by
  * MSR-load lists where those controls are missing). Around every guest run
@@ -7,8 +7,8 @@
  * the pCPU (vcpu_put) and, while it keeps running, at most every
  * pmu_sample_us (runs end at least at every slice end). With no usable PMU
  * every hook is one flag test. */
-#ifndef HV_VM_PMU_GLUE_H
-#define HV_VM_PMU_GLUE_H
+#ifndef HV_VM_VCPU_PMU_H
+#define HV_VM_VCPU_PMU_H
 #include "arch/x86/pmu.h"
 
 struct vcpu;

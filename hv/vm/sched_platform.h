@@ -3,8 +3,8 @@
  * (vm/sched_platform.c); the per-pCPU loop that runs whatever
  * sched_schedule() picks (vm/pcpu_loop.c) and its loop-top poll with the
  * device sweep of blocked vCPUs (vm/dev_sweep.c). */
-#ifndef HV_VM_SCHED_GLUE_H
-#define HV_VM_SCHED_GLUE_H
+#ifndef HV_VM_SCHED_PLATFORM_H
+#define HV_VM_SCHED_PLATFORM_H
 #include "vm/vm.h"
 #include "cpu.h"
 
