@@ -74,6 +74,7 @@ struct vcpu {
 	uint64_t vid_held, vid_released;   /* VID gate: entries holding a vector for an
 					    * interrupt window; of those released at the HLT
 					    * or window exit without the run loop (issue 18) */
+	uint64_t nrekick;   /* entries that re-raised a kick taken after the need_resched test */
 	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
 	/* For the watchdog dump (issue 17: a hang explains itself): guest

@@ -272,6 +272,9 @@ void vm_print_exits(struct vm *vm)
 		if (v->vid_held)   /* apicv_vid_gate (vmx/apicv.c, vm/vcpu_exit.c) */
 			pr_info("summary:   %s vcpu%u vid gate held %lu released at exit %lu\n",
 				vm->p.name, i, v->vid_held, v->vid_released);
+		if (v->nrekick)   /* vcpu_run(): a kick taken with interrupts on before the entry */
+			pr_info("summary:   %s vcpu%u kicks re-raised at entry %lu\n", vm->p.name, i,
+				v->nrekick);
 		kvm_pv_vcpu_print(v);
 	}
 }
