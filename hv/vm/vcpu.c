@@ -446,6 +446,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 {
 	struct cpu *c = cpu_this();
 	bool looped = false;   /* at least one exit handled in this call */
+	stime_t armed;         /* the scheduler's deadline the entry armed */
 
 	if (vcpu_load(v)) {
 		vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmcs-load-failed");
@@ -512,6 +513,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
 		fpu_switch_to(&v->fpu);
+		armed = sched_glue_deadline(c);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
 		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {
@@ -522,6 +524,19 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		 * (vcpu_exit_handle); it returns with the first exit that needs
 		 * this loop, interrupts on. */
 		irq_disable();
+		/* A kick (VEC_KICK) taken since the need_resched test above ran its
+		 * no-op handler with interrupts on and left nothing pending, so the
+		 * guest would run to its next exit (a spinning one: the armed
+		 * deadline, up to a tick) with a reschedule, a new vector or an
+		 * earlier deadline waiting: a wake-up's BOOST lost until the next
+		 * tick (docs/sched.md "1-inter futex slow modes"). Raise it again:
+		 * pending now, it exits right after the entry, as a kick that
+		 * comes after this point does (external-interrupt exiting). */
+		if (unlikely(READ_ONCE(v->kicked) || sched_glue_need_resched(c) ||
+			     sched_glue_deadline(c) < armed)) {
+			v->nrekick++;
+			apic_send_ipi(percpu_area[this_cpu_id()].apic_id, VEC_KICK);
+		}
 		BSTAMP_ENTRY();
 		act = vmx_enter(&v->regs, v->launched);
 		if (act == VMX_ENTER_FAILED) {

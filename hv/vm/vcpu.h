@@ -68,6 +68,7 @@ struct vcpu {
 					    * or window exit without the run loop (issue 18) */
 	uint64_t hlt_delivered;            /* no gate: HLTs ended at once by a deliverable
 					    * virtual interrupt (vcpu_hlt_deliver_reenter) */
+	uint64_t nrekick;   /* entries that re-raised a kick taken after the need_resched test */
 	uint32_t ple_window_set;   /* VMCS_PLE_WINDOW as written; 0 = PLE not in use */
 	uint64_t cycles_in_guest;
 	/* For the watchdog dump (issue 17: a hang explains itself): guest

@@ -280,6 +280,9 @@ void vm_print_exits(struct vm *vm)
 		if (v->hlt_delivered)   /* no gate: HLT ended by a deliverable RVI (vm/vcpu_exit.c) */
 			pr_info("summary:   %s vcpu%u hlt ended at exit by rvi %lu\n",
 				vm->p.name, i, v->hlt_delivered);
+		if (v->nrekick)   /* vcpu_run(): a kick taken with interrupts on before the entry */
+			pr_info("summary:   %s vcpu%u kicks re-raised at entry %lu\n", vm->p.name, i,
+				v->nrekick);
 		kvm_pv_vcpu_print(v);
 	}
 }
