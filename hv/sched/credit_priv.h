@@ -1,5 +1,6 @@
 /* Credit's private state, shared by its files (hv/sched/credit.c: runqueues,
- * placement, wake/sleep/yield, pick and stealing, the registration;
+ * burning and caps, tickling, wake/sleep/yield, pick and stealing, the
+ * registration; credit_place.c: placement, setup, the services for variants;
  * credit_acct.c: the tick, the credit refill, credits across a policy
  * switch, the balloon budget). Variants see only credit.h. */
 #ifndef HV_SCHED_CREDIT_PRIV_H
@@ -54,6 +55,14 @@ extern struct csched_prv csched_prv;
 static inline struct csched_vcpu *CV(struct sched_vcpu *v) { return (void *)v->priv; }
 static inline struct csched_pcpu *CP(struct sched_pcpu *p) { return (void *)p->priv; }
 static inline struct csched_vm *CD(struct sched_vm *d) { return (void *)d->priv; }
+
+/* Queued vCPUs plus the running one on p (credit.c, credit_place.c). */
+static inline unsigned csched_load(struct sched_pcpu *p)
+{
+	struct csched_pcpu *pc = CP(p);
+
+	return pc->nq[1] + pc->nq[2] + pc->nq[3] + pc->nq[4] + (p->curr != NULL);
+}
 
 /* credit.c, for credit_acct.c. */
 void csched_refresh(struct sched_pcpu *p);                 /* locked(p) */
