@@ -2,7 +2,7 @@
 # simulator (make sim), its scenarios (make test-sim), unit/conformance tests
 # and the per-decision cost benchmark (make bench-sched). See docs/sched.md.
 SCHED_SRCS   := $(sort $(wildcard hv/sched/*.c))
-SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c tools/sim/guest_balance.c tools/sim/guest_pv.c \
+SIM_LIB_SRCS := tools/sim/eventq.c tools/sim/engine.c tools/sim/guest.c tools/sim/guest_balance.c tools/sim/guest_prog.c tools/sim/guest_pv.c \
                 tools/sim/workload.c tools/sim/report.c tools/sim/vprof_stub.c \
                 tools/sim/pvglue.c
 HV_SRCS      += $(SCHED_SRCS)
