@@ -367,6 +367,25 @@ static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
 	v->regs.rbp = e->rbp;
 }
 
+/* Build v's VMCS from what its VM and the scheduler say (vmx/vmcs_setup.h). */
+static int vcpu_vmcs_setup(struct vcpu *v)
+{
+	struct vm *vm = v->vm;
+	/* PAUSE-loop exits let a spinning vCPU yield to the sibling it waits
+	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
+	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
+	 * (vProfile's PLE spin detection). */
+	struct vmcs_config cfg = {
+		.io_bitmap = vm->io_bitmap,
+		.msr_bitmap = vm->msr_bitmap,
+		.ept = &vm->ept,
+		.ple = vm->p.ple_set ? vm->p.ple : sched_ple_enabled() && vm->nr_vcpus > 1,
+		.ple_window = v->sv.ple_window,
+	};
+
+	return vmcs_setup(v, &cfg, &v->vmcs, &v->ple_window_set);
+}
+
 /* Make v's VMCS current on this pCPU: build it the first time; after a
  * migration refresh the per-pCPU host state and flush the VPID's stale
  * translations here (guest INVLPGs elsewhere did not reach this TLB). */
@@ -405,7 +424,7 @@ static int vcpu_load(struct vcpu *v)
 	if (c->sched.vmcs_cur == v && v->vmcs_cpu == cpu)
 		return 0;
 	if (!v->vmcs) {
-		if (vmcs_setup(v))
+		if (vcpu_vmcs_setup(v))
 			return -1;
 		pmu_glue_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
 		if (v->id == 0) {
@@ -414,7 +433,7 @@ static int vcpu_load(struct vcpu *v)
 			pr_info("%s: vcpu0 first entry tsc=%llu\n", v->vm->p.name,
 				(unsigned long long)(rdtsc() + vmx_tsc_offset()));
 		}
-		vmx_flush_ept(v);
+		vmx_flush_ept(&v->vm->ept);
 		v->vmcs_cpu = cpu;
 		c->sched.vmcs_cur = v;
 		return 0;
@@ -424,8 +443,8 @@ static int vcpu_load(struct vcpu *v)
 	c->sched.vmcs_cur = v;
 	if (v->vmcs_cpu != cpu) {
 		vmcs_host_refresh();
-		vmx_flush_vpid(v);
-		vmx_flush_ept(v);
+		vmx_flush_vpid();
+		vmx_flush_ept(&v->vm->ept);
 		v->vmcs_cpu = cpu;
 	}
 	return 0;
@@ -454,7 +473,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 	}
 	BSTAMP_HERE(BS_T_LOAD);
 	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
-		vmx_flush_vpid(v);
+		vmx_flush_vpid();
 	v->resched = sched_glue_resched_flag(c);
 	for (;;) {
 		stime_t now;

@@ -170,7 +170,7 @@ enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v)
 {
 	uint64_t fl = vmx_guest_rflags();
 
-	if (!(fl & BIT(9)) || !apicv_rvi_deliverable(v) || !loop_top_idle(v))
+	if (!(fl & BIT(9)) || !apicv_rvi_deliverable(&v->apic_page) || !loop_top_idle(v))
 		return EXIT_BLOCK;
 	v->dbg.halt_rflags = fl;   /* the watchdog dump's "last HLT" */
 	v->dbg.halt_rip = vmx_guest_rip();

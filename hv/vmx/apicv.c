@@ -5,6 +5,7 @@
  * Lock: apicv_lock guards slot allocation only; per-vCPU state is touched by
  * the pCPU running that vCPU. */
 #include "vmx/apicv.h"
+#include "vm/vm.h"   /* struct vcpu, struct vm: issue 11 (check_layers ratchet) */
 #include "vmx/apicv_calc.h"
 #include "vmx/vid_selftest.h"
 #include "vmx/vmcs.h"

@@ -7,9 +7,12 @@
  * and the next entry recomputes RVI. Off: every APIC access exits (decoder). */
 #ifndef HV_VMX_APICV_H
 #define HV_VMX_APICV_H
-#include "vm/vm.h"
 #include "vmx/vmcs.h"
 #include "dev/vlapic.h"
+
+/* hv/vm's objects, passed through (apicv.c reads them; issue 11). */
+struct vcpu;
+struct vm;
 
 /* BSP, after VMXON on every CPU, before any VM: settle apicv_vid_gate
  * (auto: the self-test of vid_selftest.c decides; on/off force it). */
@@ -64,14 +67,17 @@ static inline unsigned apicv_rvi_class(void)
  * virtualization (VPPR = VTPR if VTPR[7:4] >= SVI[7:4], else SVI[7:4]:0;
  * SDM §30.1.3) and evaluates pending virtual interrupts (§27.3.2.5): one is
  * delivered when RVI[7:4] > VPPR[7:4] (§30.2.1). So: RVI's class above
- * both SVI's and VTPR's. */
-static inline bool apicv_rvi_deliverable(const struct vcpu *v)
+ * both SVI's and VTPR's. apic_page: where the vCPU keeps its virtual-APIC
+ * page (VTPR), read only when RVI passes SVI (as it was when this took the
+ * vCPU: the VMREAD's memory clobber would otherwise pin the load before it,
+ * two instructions more on the HLT exit that blocks). */
+static inline bool apicv_rvi_deliverable(void *const *apic_page)
 {
 	uint16_t st = vmcs_read16(VMCS_GUEST_INTR_STATUS);
 	unsigned rvi_class = st & 0xf0;
 
 	return rvi_class > ((st >> 8) & 0xf0u) &&
-	       rvi_class > (((const volatile uint8_t *)v->apic_page)[APIC_TPR] & 0xf0u);
+	       rvi_class > (((const volatile uint8_t *)*apic_page)[APIC_TPR] & 0xf0u);
 }
 
 /* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */

@@ -50,7 +50,7 @@ struct vintc;
  * - UNHALT: vcpu_has_wakeup() ORs kvm_pv_unhalt_pending(v), and the run loop
  *   calls kvm_pv_unhalt_clear(v) when a halted vCPU resumes.
  * - TLB_FLUSH: after kvm_pv_vcpu_sched_in(v) and with v's VMCS current, the
- *   schedule-in path does `if (kvm_pv_tlb_flush_take(v)) vmx_flush_vpid(v);`.
+ *   schedule-in path does `if (kvm_pv_tlb_flush_take(v)) vmx_flush_vpid();`.
  * - YIELD_TO: hv/vm/vm.h provides vm_vcpu_yield_to(self, target).
  */
 #ifndef KVM_PV_HOOK_UNHALT

@@ -6,7 +6,6 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "cmdline.h"
-#include "sched/sched.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "memory.h"
@@ -24,16 +23,12 @@ CMDLINE_BOOL(vpid, opt_vpid, "tag guest TLB entries with a VPID where the CPU ha
 
 static uint16_t next_vpid = 1;
 
-static int setup_controls(struct vcpu *v)
+static int setup_controls(struct vcpu *v, const struct vmcs_config *cfg,
+			  uint32_t *ple_window_set)
 {
 	const struct vmx_caps *c = &vmx_caps;
-	struct vm *vm = v->vm;
 	uint32_t pin, proc, proc2 = 0, exit, entry;
-	/* PAUSE-loop exits let a spinning vCPU yield to the sibling it waits
-	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
-	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
-	 * (vProfile's PLE spin detection). */
-	bool ple = vm->p.ple_set ? vm->p.ple : sched_ple_enabled() && vm->nr_vcpus > 1;
+	bool ple = cfg->ple;
 
 	pin = vmx_ctl_adjust(&c->pin, PIN_EXTINT_EXIT | PIN_NMI_EXIT | PIN_PREEMPT_TIMER);
 	/* Virtual NMIs (SDM §25.3) with NMI-window exiting (§26.7.6, allowed
@@ -70,21 +65,21 @@ static int setup_controls(struct vcpu *v)
 	vmcs_write32(VMCS_EXIT_CTLS, exit);
 	vmcs_write32(VMCS_ENTRY_CTLS, entry);
 	vmcs_write32(VMCS_EXCEPTION_BITMAP, BIT(X86_EXC_MC));
-	vmcs_write64(VMCS_IO_BITMAP_A, (uint64_t)vm->io_bitmap);
-	vmcs_write64(VMCS_IO_BITMAP_B, (uint64_t)vm->io_bitmap + PAGE_SIZE);
-	vmcs_write64(VMCS_MSR_BITMAP, (uint64_t)vm->msr_bitmap);
+	vmcs_write64(VMCS_IO_BITMAP_A, (uint64_t)cfg->io_bitmap);
+	vmcs_write64(VMCS_IO_BITMAP_B, (uint64_t)cfg->io_bitmap + PAGE_SIZE);
+	vmcs_write64(VMCS_MSR_BITMAP, (uint64_t)cfg->msr_bitmap);
 	vmcs_write64(VMCS_LINK_POINTER, ~0ull);
 	vmcs_write64(VMCS_TSC_OFFSET, 0);
 	if (proc2 & PROC2_EPT)
-		vmcs_write64(VMCS_EPT_POINTER, ept_pointer(&vm->ept));
+		vmcs_write64(VMCS_EPT_POINTER, ept_pointer(cfg->ept));
 	if (proc2 & PROC2_VPID)
 		vmcs_write16(VMCS_VPID, __atomic_fetch_add(&next_vpid, 1, __ATOMIC_RELAXED));
 	if (proc2 & PROC2_PLE) {
 		/* KVM's and Xen's defaults: a gap of 128 cycles between PAUSEs
 		 * belongs to one loop; 4096 cycles of spinning cause an exit. */
 		vmcs_write32(VMCS_PLE_GAP, 128);
-		vmcs_write32(VMCS_PLE_WINDOW, v->sv.ple_window ? v->sv.ple_window : 4096);
-		v->ple_window_set = v->sv.ple_window ? v->sv.ple_window : 4096;
+		*ple_window_set = cfg->ple_window ? cfg->ple_window : 4096;
+		vmcs_write32(VMCS_PLE_WINDOW, *ple_window_set);
 	}
 	/* The guest owns CR0/CR4 except the bits VMX operation pins (App. A.7-A.8). */
 	vmcs_writenat(VMCS_CR0_MASK, VMCS_CR0_HOST_OWNED);
@@ -94,9 +89,9 @@ static int setup_controls(struct vcpu *v)
 
 /* Drop cached guest-physical translations of the VM's EPT on this pCPU
  * (INVEPT, SDM §31.3): a pCPU may have cached the EPT root's previous user. */
-void vmx_flush_ept(struct vcpu *v)
+void vmx_flush_ept(const struct ept *e)
 {
-	struct { uint64_t eptp, rsvd; } __packed desc = { ept_pointer(&v->vm->ept), 0 };
+	struct { uint64_t eptp, rsvd; } __packed desc = { ept_pointer(e), 0 };
 	uint64_t type;
 
 	if (!(vmcs_read32(VMCS_PROC_CTLS2) & PROC2_EPT) || !(vmx_caps.ept_vpid & EPTCAP_INVEPT))
@@ -106,7 +101,7 @@ void vmx_flush_ept(struct vcpu *v)
 	__asm__ volatile("invept %0, %1" : : "m"(desc), "r"(type) : "cc", "memory");
 }
 
-void vmx_flush_vpid(struct vcpu *v)
+void vmx_flush_vpid(void)
 {
 	struct { uint64_t vpid, addr; } __packed desc = { 0, 0 };
 	uint64_t type;
@@ -119,7 +114,8 @@ void vmx_flush_vpid(struct vcpu *v)
 	__asm__ volatile("invvpid %0, %1" : : "m"(desc), "r"(type) : "cc", "memory");
 }
 
-int vmcs_setup(struct vcpu *v)
+int vmcs_setup(struct vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
+	       uint32_t *ple_window_set)
 {
 	uint32_t *region = page_alloc_zeroed(1);
 	int err;
@@ -127,12 +123,13 @@ int vmcs_setup(struct vcpu *v)
 	if (!region)
 		return -ENOMEM;
 	region[0] = vmx_caps.revision;
-	v->vmcs = (paddr_t)region;
-	if ((err = vmcs_clear(v->vmcs)) || (err = vmcs_load(v->vmcs))) {
+	*vmcs = (paddr_t)region;
+	*ple_window_set = 0;
+	if ((err = vmcs_clear(*vmcs)) || (err = vmcs_load(*vmcs))) {
 		pr_err("vmx: VMCLEAR/VMPTRLD failed (%d)\n", err);
 		return -EIO;
 	}
-	if ((err = setup_controls(v)))
+	if ((err = setup_controls(v, cfg, ple_window_set)))
 		return err;
 	vmcs_host_refresh();
 	return 0;

@@ -1,8 +1,11 @@
 /* Building a vCPU's VMCS: controls, host state and initial guest state. */
 #ifndef HV_VMX_VMCS_SETUP_H
 #define HV_VMX_VMCS_SETUP_H
-#include "vm/vm.h"
+#include "types.h"
+#include "vmx/ept.h"
 #include "load/loader.h"
+
+struct vcpu;
 
 /* vnmi=on|off (on): virtual NMIs with NMI-window exiting where the CPU has
  * both (SDM §25.3). Read by vmcs_setup() and the injection code alike. Open:
@@ -10,13 +13,27 @@
  * some builds; without them a 2-VM Linux run lost a timer (docs/interrupts.md). */
 extern bool vmx_vnmi;
 
-/* Allocate, VMCLEAR, VMPTRLD and fill the VMCS of v (on the current pCPU). */
-int vmcs_setup(struct vcpu *v);
+/* What vmcs_setup() takes from the VM and the vCPU: hv/vm fills it in
+ * (issue 11: hv/vmx reads no field of struct vm / struct vcpu here). */
+struct vmcs_config {
+	const uint8_t *io_bitmap;    /* 8 KiB: bitmaps A and B */
+	const uint8_t *msr_bitmap;   /* 4 KiB */
+	const struct ept *ept;
+	bool ple;                    /* PAUSE-loop exiting wanted */
+	uint32_t ple_window;         /* PLE window in cycles; 0: 4096 */
+};
+/* Allocate, VMCLEAR, VMPTRLD and fill the VMCS of v (on the current pCPU)
+ * as cfg says. *vmcs gets the region as soon as it is allocated (also when
+ * a later step fails), *ple_window_set the PLE window written (0: no PLE).
+ * v is only handed on to apicv_vmcs_setup(). */
+int vmcs_setup(struct vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
+	       uint32_t *ple_window_set);
 /* Rewrite the per-pCPU host-state fields after a vCPU moved here. */
 void vmcs_host_refresh(void);
 /* Drop the vCPU's VPID-tagged translations on this pCPU (INVVPID, SDM §31.3). */
-void vmx_flush_vpid(struct vcpu *v);
-void vmx_flush_ept(struct vcpu *v);
+void vmx_flush_vpid(void);
+/* Drop the translations cached for the EPT tree e on this pCPU (INVEPT). */
+void vmx_flush_ept(const struct ept *e);
 /* Guest state for an entry described by a loader. */
 void vmcs_guest_entry(const struct guest_entry *e);
 /* Real-mode state after INIT + SIPI with the given vector (SDM §9.4.4.2 / §11.6.1). */
