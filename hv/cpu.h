@@ -30,6 +30,7 @@ struct cpu {
 	struct cpu_sched {
 		struct sched_pcpu rq;
 		volatile stime_t deadline;       /* what sched armed */
+		volatile unsigned long kicks;    /* VEC_KICKs taken, self-kicks (vm/vcpu.c) */
 		stime_t blocked_deadline;        /* earliest device timer of a blocked vCPU */
 		volatile stime_t heartbeat;      /* last poll (vm/watchdog.c) */
 		volatile bool idling;            /* halted in idle_wait() */

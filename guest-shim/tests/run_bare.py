@@ -53,13 +53,14 @@ BARE_FAIL = {
 # Images that only make sense under this hypervisor: hostile's random port
 # and MMIO writes reach real QEMU devices (floppy/IDE DMA, resets) there.
 BARE_SKIP = {"hostile", "idtmmio", "hvfuzz", "pvabi", "timerwake", "taskswitch", "live",
-             "tscdl", "fpuswitch"}   # idtmmio: a triple fault by design there;
+             "tscdl", "fpuswitch", "kickwake"}   # idtmmio: a triple fault by design there;
 # pvabi: nothing but this hypervisor's PV ABI (its upcalls never come on bare QEMU);
 # timerwake, tscdl: the hypervisor's timer path; QEMU TCG's CPU has no TSC-deadline mode
 # taskswitch: the task switch it tests is carried out there (the VM must stop here)
 # live: this hypervisor's run-time policy switch hypercalls (VMCALL is #UD on bare QEMU)
 # fpuswitch: the hypervisor's switch between two VMs on one pCPU; QEMU TCG's
 # default CPU has no XSAVE, so its first check fails there by design
+# kickwake: the hypervisor's kick to a pCPU shared with a hog VM (pcpus=)
 # Images skipped by name: QEMU 7.2 TCG checks no segment limit or type, and
 # its UART asserts on the 32-bit seglimit's 2-byte INSW at port 0x3ff (bare
 # Bochs passes it: run_bochs_bare.py build/guest/seglimit.elf).

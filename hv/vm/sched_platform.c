@@ -37,8 +37,12 @@ static void plat_timer_arm(void *ctx, unsigned pcpu, stime_t deadline)
 
 static void plat_kick(void *ctx, unsigned pcpu)
 {
-	if (cpu_get(pcpu) != cpu_this())
+	struct cpu *c = cpu_get(pcpu);
+
+	if (c != cpu_this())
 		apic_send_ipi(percpu_area[pcpu].apic_id, VEC_KICK);
+	else   /* vcpu_run() re-raises it if its entry is on the way */
+		__atomic_fetch_add(&c->sched.kicks, 1, __ATOMIC_RELAXED);
 }
 
 static void plat_inject(void *ctx, struct sched_vcpu *sv, uint8_t vector)
@@ -83,9 +87,12 @@ static const struct sched_platform plat = {
 
 static void kick_handler(struct trap_frame *f)
 {
+	struct cpu *c = cpu_this();
+
 	BSTAMP_HERE(BS_T_IRQ);
 	apic_eoi();
-	sched_kicked(&cpu_this()->sched.rq, time_now());
+	c->sched.kicks++;   /* interrupts off: vcpu_run() compares it before the entry */
+	sched_kicked(&c->sched.rq, time_now());
 }
 
 static void timer_handler(struct trap_frame *f)
