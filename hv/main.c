@@ -146,9 +146,9 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	pmu_init();        /* before VMX: QEMU TCG stops at start_vmx */
 	start_vmx();
 	apicv_host_init();   /* the VID gate's self-test: BSP, before any VM */
-	pmu_glue_init();
-	sched_glue_init();
-	vprof_glue_init(&boot_info);
+	vcpu_pmu_init();
+	sched_plat_init();
+	vprof_plat_init(&boot_info);
 	vm_create_all(&boot_info);
 	vm_cpu_loop();
 }

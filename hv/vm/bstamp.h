@@ -17,13 +17,13 @@ enum bstamp {
 	BS_BLOCK,      /* target: vcpu_run returned BLOCKED, sched_block done */
 	BS_IDLE,       /* target pCPU: about to halt in idle_wait */
 	BS_S_EXIT,     /* sender: VM exit of its ICR write (exit handler entry) */
-	BS_S_NOTIFY,   /* sender: sched_glue_notify for the target */
+	BS_S_NOTIFY,   /* sender: sched_plat_notify for the target */
 	BS_S_KICK,     /* sender: kick IPI sent (absent: none needed) */
 	BS_T_IRQ,      /* target pCPU: kick interrupt handler */
 	BS_T_POLL,     /* target: its halt poll saw the wake-up */
 	BS_T_SCHED,    /* target pCPU: sched_schedule picked the vCPU */
 	BS_T_LOAD,     /* target: VMCS loaded (vcpu_load) */
-	BS_T_GPOLL,    /* target: loop top, sched_glue_poll done */
+	BS_T_GPOLL,    /* target: loop top, dev_sweep_poll done */
 	BS_T_DEVS,     /* target: vm_devs_advance and the halted test done */
 	BS_T_INJECT,   /* target: scheduler vectors delivered, inject_events done */
 	BS_T_ENTRY,    /* target: about to VM-enter with the interrupt pending */

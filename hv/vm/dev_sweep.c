@@ -1,4 +1,4 @@
-/* The loop-top poll of each pCPU (sched_glue_poll, from vm/pcpu_loop.c and
+/* The loop-top poll of each pCPU (dev_sweep_poll, from vm/pcpu_loop.c and
  * vm/vcpu.c): its scheduler timer, the device sweep, the debug BSP sweep,
  * its heartbeat, console input and the watchdog. The device sweep: the
  * blocked or balloon-sleeping vCPUs of a pCPU get their device timers
@@ -39,7 +39,7 @@ void dev_sweep_blocked(struct cpu *c, stime_t now)
 			/* An upcall injected by the scheduler (balloon mode change)
 			 * is an interrupt too: plat_inject (vm/sched_platform.c)
 			 * kicked this pCPU. */
-			if (sched_glue_vectors_pending(v) && vcpu_has_wakeup(v)) {
+			if (dev_sweep_vectors_pending(v) && vcpu_has_wakeup(v)) {
 				sched_wake_run(&v->sv, time_now());
 				continue;
 			}
@@ -47,7 +47,7 @@ void dev_sweep_blocked(struct cpu *c, stime_t now)
 			if (dl <= now) {
 				vm_devs_advance(vm, j, now);
 				/* A timer that raised an interrupt woke v already
-				 * (vLAPIC kick -> sched_glue_notify -> sched_wake):
+				 * (vLAPIC kick -> sched_plat_notify -> sched_wake):
 				 * no second wake-up test under the VM lock (issue 18:
 				 * ~360 cycles of every timer wake-up). */
 				if (!sched_vcpu_waits_event(&v->sv) || vcpu_has_wakeup(v)) {
@@ -68,7 +68,7 @@ void dev_sweep_blocked(struct cpu *c, stime_t now)
  * sweep, dropped in 3fed4fe after `make test-linux-hv` hung in 3 of 6 runs
  * with it. Every 10 ms the BSP looks at every blocked vCPU; one whose device
  * deadline passed more than 20 ms ago was not polled by its pCPU: say so
- * (at most 8 times) and make that pCPU look again (sched_glue_repoll). */
+ * (at most 8 times) and make that pCPU look again (sched_plat_repoll). */
 static bool opt_debug_bsp_sweep;
 CMDLINE_BOOL(debug_bsp_sweep, opt_debug_bsp_sweep,
 	     "debug (issue 17 replay): 789f93f's BSP sweep re-polling blocked vCPUs past their timer");
@@ -108,12 +108,12 @@ static void blocked_sweep(unsigned cpu, stime_t now)
 					(long)((now - READ_ONCE(cpus[pcpu].sched.blocked_deadline)) / 1000000),
 					late);
 			}
-			sched_glue_repoll(v);
+			sched_plat_repoll(v);
 		}
 	}
 }
 
-void sched_glue_poll(struct cpu *c, stime_t now)
+void dev_sweep_poll(struct cpu *c, stime_t now)
 {
 	unsigned cpu = c->sched.rq.id;
 
@@ -132,7 +132,7 @@ void sched_glue_poll(struct cpu *c, stime_t now)
 	watchdog_poll(cpu, now);
 }
 
-bool sched_glue_vectors_pending(struct vcpu *v)
+bool dev_sweep_vectors_pending(struct vcpu *v)
 {
 	for (unsigned w = 0; w < 4; w++)
 		if (READ_ONCE(v->sched_vectors[w]))

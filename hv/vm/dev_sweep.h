@@ -1,6 +1,6 @@
 /* The device sweep of blocked vCPUs (vm/dev_sweep.c), for the per-pCPU loop
- * (vm/pcpu_loop.c). sched_glue_poll(), which runs it at each loop top, and
- * sched_glue_vectors_pending() are declared in vm/sched_platform.h. */
+ * (vm/pcpu_loop.c). dev_sweep_poll(), which runs it at each loop top, and
+ * dev_sweep_vectors_pending() are declared in vm/sched_platform.h. */
 #ifndef HV_VM_DEV_SWEEP_H
 #define HV_VM_DEV_SWEEP_H
 #include "cpu.h"

@@ -61,7 +61,7 @@ static void host_start_vcpu(void *ctx, unsigned vcpu, int sipi)
 		vm_kick_vcpu(v);
 	} else if (READ_ONCE(v->wait_sipi)) {
 		WRITE_ONCE(v->sipi_vector, sipi);
-		sched_glue_vcpu_start(v);
+		sched_plat_vcpu_start(v);
 	}
 }
 

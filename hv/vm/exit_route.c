@@ -31,7 +31,7 @@ enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)
 
 	v->exits_total++;
 	if (unlikely(READ_ONCE(*v->vprof_on)))
-		vprof_glue_exit(v, x.reason);
+		vprof_plat_exit(v, x.reason);
 	x.qual = vmx_exit_qual();
 	if (x.reason >= EXIT_REASON_MAX)
 		return exit_fail(v, &x, "exit reason out of range");

@@ -20,7 +20,7 @@ void vm_exit_routes_init(void);
  * dispatches like exit_dispatch(). */
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw_reason);
 /* vm/vprof_platform.c: the exit while v's VM is profiled. */
-void vprof_glue_exit(struct vcpu *v, uint32_t reason);
+void vprof_plat_exit(struct vcpu *v, uint32_t reason);
 /* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
  * gate holds a vector back (v->vid_window); `act` is what the handler
  * would return otherwise. Reached from vmx/exit.c through vmx_vm_ops. */
@@ -48,7 +48,7 @@ static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason
 	x.reason = raw_reason;
 	v->exits_total++;
 	if (unlikely(flag_once(v->vprof_on)))
-		vprof_glue_exit(v, x.reason);
+		vprof_plat_exit(v, x.reason);
 	v->exits[x.reason]++;
 	x.qual = vmx_exit_qual();
 	x.insn_len = vmx_exit_insn_len();

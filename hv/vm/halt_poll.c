@@ -3,7 +3,7 @@
  * loaded, until a wake-up, its own device deadline, the pCPU's scheduler
  * deadline or the end of its window; a wake-up in the window resumes it
  * without sched_block, idle, kick IPI, schedule and vcpu_put/vcpu_load.
- * While v->halt_polling is set, sched_glue_notify() sends no kick IPI: the
+ * While v->halt_polling is set, sched_plat_notify() sends no kick IPI: the
  * notifier stores v->kicked, fences and reads halt_polling; the poller
  * stores halt_polling, fences and reads kicked (Dekker), and after clearing
  * halt_polling looks once more, so a skipped kick is never lost. */
@@ -34,7 +34,7 @@ bool vcpu_halt_woken(struct vcpu *v)
 
 static bool poll_must_stop(struct vcpu *v, struct cpu *c, stime_t t, stime_t end)
 {
-	return t >= end || t >= sched_glue_deadline(c) || !sched_halt_poll_continue(&v->sv);
+	return t >= end || t >= pcpu_deadline(c) || !sched_halt_poll_continue(&v->sv);
 }
 
 enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
@@ -53,8 +53,8 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 	WRITE_ONCE(v->kicked, true);   /* look at the vLAPIC once before spinning */
 	/* The loop is what a wake-up waits for (make bench-blockpath "poll_seen"):
 	 * the vLAPIC and the device deadline are read again only after a kick.
-	 * Whatever changes them sets `kicked` (an interrupt: sched_glue_notify;
-	 * a device deadline moved by another pCPU: sched_glue_repoll). */
+	 * Whatever changes them sets `kicked` (an interrupt: sched_plat_notify;
+	 * a device deadline moved by another pCPU: sched_plat_repoll). */
 	for (;;) {
 		if (READ_ONCE(v->kicked)) {
 			WRITE_ONCE(v->kicked, false);

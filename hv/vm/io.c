@@ -55,7 +55,7 @@ static __attribute__((noinline)) void vm_io_pio_ap_platform(struct vcpu *v, uint
 	after = pcdev_next_deadline(&vm->devs.pc);
 	spin_unlock(&vm->lock);
 	if (after < before)
-		sched_glue_repoll(vm->vcpu[0]);
+		sched_plat_repoll(vm->vcpu[0]);
 }
 
 /* One port access; one that may move a device deadline or an interrupt

@@ -33,12 +33,12 @@ static bool opt_vmcs_park_bounce;
 CMDLINE_BOOL(vmcs_park_bounce, opt_vmcs_park_bounce,
 	     "debug: move each parked vCPU's affinity to the next pCPU (off)");
 
-stime_t sched_glue_deadline(struct cpu *c)
+stime_t pcpu_deadline(struct cpu *c)
 {
 	return MIN(READ_ONCE(c->sched.deadline), c->sched.blocked_deadline);
 }
 
-bool sched_glue_need_resched(struct cpu *c)
+bool pcpu_need_resched(struct cpu *c)
 {
 	return sched_need_resched(&c->sched.rq);
 }
@@ -55,7 +55,7 @@ bool sched_glue_need_resched(struct cpu *c)
  * loop then switches away), so the unlocked reading may be transitional.
  * A confirmed violation stops only v's VM.
  */
-bool sched_glue_entry_check(struct vcpu *v, struct cpu *c)
+bool pcpu_entry_check(struct vcpu *v, struct cpu *c)
 {
 	unsigned cpu = (unsigned)(c - cpus);
 	struct sched_pcpu *p = &c->sched.rq;
@@ -78,12 +78,12 @@ bool sched_glue_entry_check(struct vcpu *v, struct cpu *c)
 	return false;
 }
 
-const volatile bool *sched_glue_resched_flag(struct cpu *c)
+const volatile bool *pcpu_resched_flag(struct cpu *c)
 {
 	return &c->sched.rq.need_resched;
 }
 
-void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out)
+void pcpu_view(unsigned cpu, struct pcpu_view *out)
 {
 	out->heartbeat = READ_ONCE(cpus[cpu].sched.heartbeat);
 	out->sched_deadline = READ_ONCE(cpus[cpu].sched.deadline);
@@ -91,7 +91,7 @@ void sched_glue_pcpu_view(unsigned cpu, struct sched_glue_pcpu_view *out)
 	out->idle = READ_ONCE(cpus[cpu].sched.idling);
 }
 
-void sched_glue_print(void)
+void pcpu_print(void)
 {
 	for (unsigned c = 0; c < nr_cpus_online; c++) {
 		const struct sched_pcpu *p = &cpus[c].sched.rq;
@@ -160,7 +160,7 @@ static void idle_wait(struct cpu *c, unsigned cpu)
 		irq_enable();
 		return;
 	}
-	dl = MIN(sched_glue_deadline(c), console_input_deadline(cpu));
+	dl = MIN(pcpu_deadline(c), console_input_deadline(cpu));
 	dl = MIN(dl, watchdog_deadline(cpu));
 	apic_timer_oneshot(dl == STIME_NEVER || dl == STIME_MAX ? 0 : time_ns_to_tsc(dl));
 	BSTAMP_HERE(BS_IDLE);
@@ -200,7 +200,7 @@ void vm_cpu_loop(void)
 			c->sched.nunparked++;
 			unpark(c);
 		}
-		sched_glue_poll(c, now);
+		dev_sweep_poll(c, now);
 		if (resched || !curr || sched_need_resched(p)) {
 			/* Idle, and a wake-up made a vCPU current here: run it
 			 * without a pass through the scheduler (sched_wake_run). */
@@ -217,7 +217,7 @@ void vm_cpu_loop(void)
 					 * counts go to vProfile now, as at a put
 					 * (the later put flushes nothing). Published
 					 * before idle_wait reads unpark_req. */
-					pmu_glue_vcpu_put(curr);
+					vcpu_pmu_vcpu_put(curr);
 					WRITE_ONCE(c->sched.parked, curr);
 					__atomic_thread_fence(__ATOMIC_SEQ_CST);
 					c->sched.nparked++;
@@ -250,9 +250,9 @@ void vm_cpu_loop(void)
 			idle_wait(c, cpu);
 			continue;
 		}
-		pmu_glue_run_begin(curr);
+		vcpu_pmu_run_begin(curr);
 		end = vcpu_run(curr);
-		pmu_glue_run_end(curr);
+		vcpu_pmu_run_end(curr);
 		now = time_now();
 		/* Anything but a preemption is a voluntary end: always choose again. */
 		resched = end != VCPU_RUN_PREEMPTED;
@@ -266,7 +266,7 @@ void vm_cpu_loop(void)
 			 * visible before the unlocked loads of pv_unhalted / NMI /
 			 * scheduler vectors, as the notifier stores those with a
 			 * locked / SEQ_CST store before it reads sv.state
-			 * (KVM_HC_KICK_CPU, plat_inject, sched_glue_notify);
+			 * (KVM_HC_KICK_CPU, plat_inject, sched_plat_notify);
 			 * else both miss each other on real hardware (Bochs has
 			 * no store buffer). */
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);

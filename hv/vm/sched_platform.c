@@ -71,7 +71,7 @@ static bool plat_irq_pending(void *ctx, struct sched_vcpu *sv)
 	struct vcpu *v = to_vcpu(sv);
 	bool r;
 
-	if (READ_ONCE(v->lapic.nmi_pending) || sched_glue_vectors_pending(v))
+	if (READ_ONCE(v->lapic.nmi_pending) || dev_sweep_vectors_pending(v))
 		return true;
 	spin_lock(&v->vm->lock);
 	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
@@ -100,7 +100,7 @@ static void timer_handler(struct trap_frame *f)
 	apic_eoi();
 }
 
-void sched_glue_init(void)
+void sched_plat_init(void)
 {
 	stime_t now = time_now();
 
@@ -115,7 +115,7 @@ void sched_glue_init(void)
 	irq_register(VEC_TIMER, timer_handler);
 }
 
-int sched_glue_vm_add(struct vm *vm)
+int sched_plat_vm_add(struct vm *vm)
 {
 	struct sched_vm_params prm = {
 		.weight = vm->p.weight, .cap = vm->p.cap, .type = vm->p.con ? SCHED_TYPE_CON : SCHED_TYPE_HIT,
@@ -139,12 +139,12 @@ int sched_glue_vm_add(struct vm *vm)
 	return err;
 }
 
-void sched_glue_vcpu_start(struct vcpu *v)
+void sched_plat_vcpu_start(struct vcpu *v)
 {
 	sched_vcpu_start(&v->sv, time_now());
 }
 
-void sched_glue_notify(struct vcpu *v)
+void sched_plat_notify(struct vcpu *v)
 {
 	unsigned pcpu;
 	int woke = SCHED_WOKE_NOT;
@@ -173,7 +173,7 @@ void sched_glue_notify(struct vcpu *v)
 	}
 }
 
-void sched_glue_repoll(struct vcpu *v)
+void sched_plat_repoll(struct vcpu *v)
 {
 	unsigned pcpu = READ_ONCE(v->sv.pcpu);
 
@@ -188,7 +188,7 @@ void vm_vcpu_yield_to(struct vcpu *self, struct vcpu *target)
 			 time_now());
 }
 
-void sched_glue_vm_stopped(struct vm *vm)
+void sched_plat_vm_stopped(struct vm *vm)
 {
 	stime_t now = time_now();
 
@@ -196,7 +196,7 @@ void sched_glue_vm_stopped(struct vm *vm)
 		sched_vcpu_pause(&vm->vcpu[i]->sv, now);
 }
 
-void sched_glue_deliver_pending(struct vcpu *v)
+void sched_plat_deliver_pending(struct vcpu *v)
 {
 	for (unsigned w = 0; w < 4; w++) {
 		uint64_t bits = __atomic_exchange_n(&v->sched_vectors[w], 0, __ATOMIC_SEQ_CST);

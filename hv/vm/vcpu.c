@@ -272,7 +272,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 		return true;
 	if (v->halted && !v->halt_if)
 		return false;
-	if (sched_glue_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
+	if (dev_sweep_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
 		return true;
 	spin_lock(&v->vm->lock);
 	r = vintc_wake_pending(&v->vm->devs.intc, v->id) >= 0;   /* may run elsewhere */
@@ -304,7 +304,7 @@ static void dbg_snap_stack(struct vcpu *v, uint64_t rip)
  * field (past the cap the slow path re-arms). */
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
-	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), sched_glue_deadline(cpu_this()));
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), pcpu_deadline(cpu_this()));
 	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
 	/* The time left from the loop top's `now`, as before (a deadline the
@@ -426,7 +426,7 @@ static int vcpu_load(struct vcpu *v)
 	if (!v->vmcs) {
 		if (vcpu_vmcs_setup(v))
 			return -1;
-		pmu_glue_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
+		vcpu_pmu_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
 		if (v->id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
@@ -452,7 +452,7 @@ static int vcpu_load(struct vcpu *v)
 
 void vcpu_put(struct vcpu *v)
 {
-	pmu_glue_vcpu_put(v);
+	vcpu_pmu_vcpu_put(v);
 	fpu_release(&v->fpu);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
@@ -474,7 +474,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 	BSTAMP_HERE(BS_T_LOAD);
 	if (kvm_pv_tlb_flush_take(v))   /* PV TLB flush requested while preempted */
 		vmx_flush_vpid();
-	v->resched = sched_glue_resched_flag(c);
+	v->resched = pcpu_resched_flag(c);
 	for (;;) {
 		stime_t now;
 		int act;
@@ -491,19 +491,19 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		/* vm_cpu_loop() polled just before it chose v (issue 19: the
 		 * second poll cost every wake-up ~180 cycles for nothing). */
 		if (looped)
-			sched_glue_poll(c, now);
+			dev_sweep_poll(c, now);
 		BSTAMP_HERE(BS_T_GPOLL);
 		/* Read before the test: a kick counted after it is compared with
 		 * interrupts off just before the entry (below). */
 		kicks = READ_ONCE(c->sched.kicks);
-		if (sched_glue_need_resched(c)) {
+		if (pcpu_need_resched(c)) {
 			/* For directed yield: preempted in guest kernel mode?
 			 * CPL = SS.DPL (SDM vol. 3 §24.4.1), bits 6:5 of the AR. */
 			sched_vcpu_guest_mode(&v->sv,
 					      !vmx_guest_cpl());
 			return VCPU_RUN_PREEMPTED;
 		}
-		if (unlikely(!sched_glue_entry_ok(v, c)))
+		if (unlikely(!sched_plat_entry_ok(v, c)))
 			return VCPU_RUN_OFFLINE;
 		vm_devs_advance(v->vm, v->id, now);
 		if (v->halted) {
@@ -525,7 +525,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 				 * re-raise; one that asked for a reschedule
 				 * meanwhile goes to the loop top's test. */
 				kicks = READ_ONCE(c->sched.kicks);
-				if (sched_glue_need_resched(c))
+				if (pcpu_need_resched(c))
 					continue;
 				now = time_now();
 			}
@@ -537,7 +537,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		}
 		BSTAMP_HERE(BS_T_DEVS);
 		WRITE_ONCE(v->kicked, false);
-		sched_glue_deliver_pending(v);
+		sched_plat_deliver_pending(v);
 		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
 		fpu_switch_to(&v->fpu);
@@ -625,7 +625,7 @@ int vcpu_create(struct vm *vm, unsigned id)
 	v->sipi_vector = -1;
 	v->misc_enable = MSR_MISC_ENABLE_RESET;
 	v->wait_sipi = id != 0;
-	v->vprof_on = vprof_glue_exit_flag(vm->id);
+	v->vprof_on = vprof_plat_exit_flag(vm->id);
 	vm->vcpu[id] = v;
 	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
 	return r ? r : fpu_vcpu_init(&v->fpu);

@@ -86,7 +86,7 @@ static inline bool loop_top_idle(struct vcpu *v)
 {
 	return !(READ_ONCE(v->lapic.nmi_pending) || v->nmi_window ||
 		 (v->id == 0 && vpic_output(&v->vm->devs.intc.pic)) ||
-		 kvm_pv_unhalt_pending(v) || sched_glue_vectors_pending(v));
+		 kvm_pv_unhalt_pending(v) || dev_sweep_vectors_pending(v));
 }
 
 /* Issue 18: the VID gate (vmx/apicv.c) held a vector back at the last entry
@@ -198,7 +198,7 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
  *   lowered to it here, so the preemption timer (SDM §26.5.1) exits at or
  *   before it and the loop top fires it. In the past (or now): the write
  *   fired it at once (vlapic_tscdl_write), which set `kicked`
- *   (accept_fixed -> sched_glue_notify), so the loop top injects it. Zero
+ *   (accept_fixed -> sched_plat_notify), so the loop top injects it. Zero
  *   (disarm), or a later deadline: fast_deadline_tsc is never raised, so at
  *   worst one early exit that finds nothing to fire.
  * - the scheduler's deadline, if another pCPU re-armed it (plat_timer_arm)
@@ -224,7 +224,7 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
 static inline void vcpu_tscdl_lower(struct vcpu *v)
 {
 	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
-			 sched_glue_deadline(cpu_this()));
+			 pcpu_deadline(cpu_this()));
 	uint64_t t;
 
 	if (dl >= STIME_NEVER)

@@ -43,7 +43,7 @@ static struct pmu_msr_entry pmu_exit_load __aligned(16);
  * locks order a migration). */
 static struct vprof_pmu_acc pmu_accs[VPROF_MAX_VMS][VPROF_MAX_VCPUS];
 
-void pmu_glue_init(void)
+void vcpu_pmu_init(void)
 {
 	const struct vmx_caps *c = &vmx_caps;
 
@@ -69,7 +69,7 @@ void pmu_glue_init(void)
 		pmu_sample_us);
 }
 
-void pmu_glue_vmcs_setup_active(void)
+void vcpu_pmu_vmcs_setup_active(void)
 {
 	if (pmu_tsc_test())
 		return;
@@ -86,7 +86,7 @@ enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
-static bool pmu_glue_cpu_ready(unsigned cpu)
+static bool vcpu_pmu_cpu_ready(unsigned cpu)
 {
 	struct cpu_pmu *pc = &cpus[cpu].pmu;
 
@@ -103,11 +103,11 @@ static bool pmu_glue_cpu_ready(unsigned cpu)
  * raise PMIs). Nothing to snapshot unless v's VM is being profiled
  * (vprof_pmu_add would drop the sample) or sched=auto wants this run's
  * figures (sched_vcpu_pmu_wanted). */
-void pmu_glue_run_begin_active(struct vcpu *v)
+void vcpu_pmu_run_begin_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
 	struct cpu_pmu *pc = &cpus[cpu].pmu;
-	bool ready = pmu_glue_cpu_ready(cpu), prof, want;
+	bool ready = vcpu_pmu_cpu_ready(cpu), prof, want;
 
 	prof = ready && v->id < VPROF_MAX_VCPUS && vprof_vm_profiling((uint16_t)v->vm->id);
 	/* sched=auto's own sample (auto.c: a few runs per accounting period;
@@ -118,14 +118,14 @@ void pmu_glue_run_begin_active(struct vcpu *v)
 	pc->armed = (prof || want) && !pmu_read(pc->last);
 }
 
-static struct vprof_pmu_acc *pmu_glue_acc(struct vcpu *v)
+static struct vprof_pmu_acc *vcpu_pmu_acc(struct vcpu *v)
 {
 	if (v->vm->id >= VPROF_MAX_VMS || v->id >= VPROF_MAX_VCPUS)
 		return NULL;
 	return &pmu_accs[v->vm->id][v->id];
 }
 
-void pmu_glue_run_end_active(struct vcpu *v)
+void vcpu_pmu_run_end_active(struct vcpu *v)
 {
 	unsigned cpu = this_cpu_id();
 	struct cpu_pmu *pc = &cpus[cpu].pmu;
@@ -146,7 +146,7 @@ void pmu_glue_run_end_active(struct vcpu *v)
 		sched_vcpu_pmu_run_done(&v->sv);
 		return;
 	}
-	a = pmu_glue_acc(v);
+	a = vcpu_pmu_acc(v);
 	if (!a || pmu_read(now_v))
 		return;
 	pmu_plan_delta(p, pc->last, now_v, delta);
@@ -158,9 +158,9 @@ void pmu_glue_run_end_active(struct vcpu *v)
 			    (uint64_t)pmu_sample_us * 1000u, false);
 }
 
-void pmu_glue_vcpu_put_active(struct vcpu *v)
+void vcpu_pmu_vcpu_put_active(struct vcpu *v)
 {
-	struct vprof_pmu_acc *a = pmu_glue_acc(v);
+	struct vprof_pmu_acc *a = vcpu_pmu_acc(v);
 
 	if (a)
 		vprof_pmu_acc_flush(a, this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id,

@@ -15,37 +15,37 @@ struct vcpu;
 
 /* BSP, after VMX capabilities are read and before any VMCS exists: choose
  * how VMX gates counting (or turn the PMU off). */
-void pmu_glue_init(void);
+void vcpu_pmu_init(void);
 /* Right after vmcs_setup() (the new VMCS is current): the entry/exit loads. */
-void pmu_glue_vmcs_setup_active(void);
-void pmu_glue_run_begin_active(struct vcpu *v);
-void pmu_glue_run_end_active(struct vcpu *v);
-void pmu_glue_vcpu_put_active(struct vcpu *v);
+void vcpu_pmu_vmcs_setup_active(void);
+void vcpu_pmu_run_begin_active(struct vcpu *v);
+void vcpu_pmu_run_end_active(struct vcpu *v);
+void vcpu_pmu_vcpu_put_active(struct vcpu *v);
 
-static inline void pmu_glue_vmcs_setup(void)
+static inline void vcpu_pmu_vmcs_setup(void)
 {
 	if (pmu_active())
-		pmu_glue_vmcs_setup_active();
+		vcpu_pmu_vmcs_setup_active();
 }
 
 /* vm_cpu_loop(), around vcpu_run(): begin snapshots the counters, end
  * charges the run to v (a sample when pmu_sample_us has passed). */
-static inline void pmu_glue_run_begin(struct vcpu *v)
+static inline void vcpu_pmu_run_begin(struct vcpu *v)
 {
 	if (pmu_active())
-		pmu_glue_run_begin_active(v);
+		vcpu_pmu_run_begin_active(v);
 }
 
-static inline void pmu_glue_run_end(struct vcpu *v)
+static inline void vcpu_pmu_run_end(struct vcpu *v)
 {
 	if (pmu_active())
-		pmu_glue_run_end_active(v);
+		vcpu_pmu_run_end_active(v);
 }
 
 /* vcpu_put(): v leaves this pCPU; its pending sample goes out now. */
-static inline void pmu_glue_vcpu_put(struct vcpu *v)
+static inline void vcpu_pmu_vcpu_put(struct vcpu *v)
 {
 	if (pmu_active())
-		pmu_glue_vcpu_put_active(v);
+		vcpu_pmu_vcpu_put_active(v);
 }
 #endif

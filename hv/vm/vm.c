@@ -158,13 +158,13 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 	for (unsigned i = 0; i < vm->nr_vcpus; i++)
 		if ((err = vcpu_create(vm, i)))
 			return err;
-	if ((err = sched_glue_vm_add(vm)))
+	if ((err = sched_plat_vm_add(vm)))
 		return err;
 	vms[nr_vms++] = vm;
 	pr_info("%s: %u vCPU%s, %lu MiB at host %#lx, entry %#lx, weight %u cap %u%s\n", p->name,
 		vm->nr_vcpus, vm->nr_vcpus > 1 ? "s" : "", vm->ram_size >> 20, (uint64_t)vm->ram,
 		vm->entry.rip, p->weight, p->cap, p->con ? " type con" : "");
-	sched_glue_vcpu_start(vm->vcpu[0]);
+	sched_plat_vcpu_start(vm->vcpu[0]);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ void vm_create_all(const struct boot_info *bi)
 
 void vm_kick_vcpu(struct vcpu *v)
 {
-	sched_glue_notify(v);
+	sched_plat_notify(v);
 }
 
 void vm_wait_ready(void)
@@ -226,8 +226,8 @@ void vm_stop(struct vm *vm, int status, const char *reason)
 		if (vm->vcpu[i])
 			WRITE_ONCE(vm->vcpu[i]->kicked, true);
 	pr_info("%s: ended status=%d reason=%s\n", vm->p.name, status, reason);
-	vprof_glue_vm_end(vm);
-	sched_glue_vm_stopped(vm);
+	vprof_plat_vm_end(vm);
+	sched_plat_vm_stopped(vm);
 	__atomic_fetch_add(&vms_dead, 1, __ATOMIC_SEQ_CST);
 	for (unsigned c = 0; c < nr_cpus_online; c++)
 		if (c != this_cpu_id())
@@ -302,7 +302,7 @@ void vm_finish(void)
 		vm_print_exits(vm);
 		failed += !vm_succeeded(vm);
 	}
-	sched_glue_print();
-	vprof_glue_shutdown();
+	pcpu_print();
+	vprof_plat_shutdown();
 	hv_exit(failed ? 1 : 0, nr_vms ? "all-vms-ended" : "no-vms");
 }

@@ -238,10 +238,10 @@ static void dump_all(const char *why, stime_t now)
 	pr_info("watchdog: ==== state dump (%s) at %ld ms ====\n", why, (long)(now / MS));
 	sched_dump(now);
 	for (unsigned c = 0; c < nr_cpus_online; c++) {
-		struct sched_glue_pcpu_view pv;
+		struct pcpu_view pv;
 		char hb[24], sd[24], bd[24];
 
-		sched_glue_pcpu_view(c, &pv);
+		pcpu_view(c, &pv);
 		pr_info("watchdog: pcpu%u apic%u idle=%d last_poll=%s sched_deadline=%s "
 			"blocked_deadline=%s\n", c, percpu_area[c].apic_id, pv.idle,
 			rel(hb, sizeof(hb), pv.heartbeat, now), rel(sd, sizeof(sd), pv.sched_deadline, now),
@@ -281,14 +281,14 @@ static unsigned check_pcpus(unsigned self, stime_t now, stime_t lim)
 	unsigned n = 0;
 
 	for (unsigned c = 0; c < nr_cpus_online; c++) {
-		struct sched_glue_pcpu_view pv;
+		struct pcpu_view pv;
 		struct sched_pcpu *p = sched_pcpu_get(c);
 		struct vcpu *cur = p ? sv_vcpu(READ_ONCE(p->curr)) : NULL;
 		uint64_t ex = cur ? READ_ONCE(cur->exits_total) : 0;
 
 		uint64_t lines = READ_ONCE(dump_lines[c]);
 
-		sched_glue_pcpu_view(c, &pv);
+		pcpu_view(c, &pv);
 		if (c == self || pv.idle || pv.heartbeat != cpus[c].wd.seen_beat ||
 		    ex != cpus[c].wd.seen_exits)
 			cpus[c].wd.alive = now;
@@ -343,7 +343,7 @@ static unsigned check_vcpu_wait(struct vcpu *v, struct wd_vstate *w, stime_t now
 	struct wd_vcpu_snap s;
 	enum wd_wait k;
 	char tb[24], bd[24];
-	struct sched_glue_pcpu_view pv;
+	struct pcpu_view pv;
 	unsigned pcpu = READ_ONCE(v->sv.pcpu);
 
 	if (pcpu_in_dump(pcpu, now, lim))
@@ -359,7 +359,7 @@ static unsigned check_vcpu_wait(struct vcpu *v, struct wd_vstate *w, stime_t now
 	    (k != WD_WAIT_TIMER_OVERDUE && now - w->wait_since < lim))
 		return 0;
 	w->wait_rep = true;
-	sched_glue_pcpu_view(pcpu < nr_cpus_online ? pcpu : 0, &pv);
+	pcpu_view(pcpu < nr_cpus_online ? pcpu : 0, &pv);
 	pr_warn("watchdog: %s vcpu%u (vm%u.v%u) %s %s for %ld ms: timer=%s timer_fired=%lu "
 		"irr_top=%d isr_top=%d ppr=0x%x halt_if=%d nmi=%u lvt_timer=0x%x; on pcpu%u "
 		"(idle=%d blocked_deadline=%s)\n",
@@ -475,9 +475,9 @@ static bool started(stime_t now)
 	if (wd_start)
 		return true;
 	for (unsigned c = 0; c < nr_cpus_online; c++) {
-		struct sched_glue_pcpu_view pv;
+		struct pcpu_view pv;
 
-		sched_glue_pcpu_view(c, &pv);
+		pcpu_view(c, &pv);
 		if (!pv.heartbeat)
 			return false;
 	}

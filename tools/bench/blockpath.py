@@ -37,7 +37,7 @@ STAGES = [
     ("poll_seen", "target: halt poll sees the wake-up"),
     ("schedule", "target pCPU: loop, poll, sched_schedule"),
     ("vmcs_load", "target: vcpu_put/VMPTRLD, vcpu_run entry"),
-    ("loop_poll", "target: loop top: sched_glue_poll (blocked vCPUs' timers)"),
+    ("loop_poll", "target: loop top: dev_sweep_poll (blocked vCPUs' timers)"),
     ("devices", "target: need_resched, vm_devs_advance, halted test"),
     ("inject", "target: sched vectors, inject_events (RVI/SVI, EOI bitmap)"),
     ("entry", "target: FPU, arm preemption timer, PLE window -> VM entry"),
