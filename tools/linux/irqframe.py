@@ -7,11 +7,16 @@ host address is the log's `vmN: ... at host 0x...`). For one guest CPU this
 prints the kernel-text words of its IRQ stack (innermost last), the stack
 pointer saved at the IRQ stack's top, and the interrupted context's hardware
 frame on the task stack (RIP, CS, RFLAGS and whether IF was set), with the
-kernel-text words above it. `--lock SYM` prints the 32-bit word at a data
-symbol (a qspinlock: bit 0-7 locked byte, 3 = _Q_SLOW_VAL, tail CPU + 1 from
-bit 18).
+kernel-text words above it. It also lists every hardware frame found on the
+IRQ stack itself: an interrupt taken while a handler already ran there (a
+nested one; with RFLAGS.IF = 0 in it, an interrupt delivered with
+interrupts off). `--lock SYM` prints the 32-bit word at a data symbol (a
+qspinlock: bit 0-7 locked byte, 3 = _Q_SLOW_VAL, tail CPU + 1 from bit 18);
+`--percpu-lock SYM[+OFF]` the same for a per-CPU one on every CPU (e.g.
+`runqueues`: a struct rq starts with its lock).
 
 usage: irqframe.py DUMP --vmlinux VMLINUX [--cpu N] [--lock SYM]...
+                   [--percpu-lock SYM[+OFF]]... [--cpus N]
 
 Needs a guest kernel without KASLR (guest-shim/linux/guest.config) and
 without VMAP_STACK, IRQ stacks in the per-CPU area (x86-64 6.1), and `nm`.
@@ -79,11 +84,28 @@ def text_words(g, lo, hi):
 
 
 def iret_frame(g, sp, span=0x800):
-    """The first CS=0x10 / SS=0x18 frame above sp (pt_regs' tail)."""
+    """The first CS=0x10 / SS=0x18 (or null) frame above sp (pt_regs' tail)."""
     for a in range(sp, sp + span, 8):
-        if g.q(a) == 0x10 and g.q(a + 24) == 0x18 and g.sym(g.q(a - 8)):
+        if g.q(a) == 0x10 and g.q(a + 24) in (0, 0x18) and g.sym(g.q(a - 8)):
             return a - 8
     return None
+
+
+def nested_frames(g, lo, hi):
+    """Hardware frames on the IRQ stack: RIP in the kernel's text, CS 0x10,
+    RFLAGS (bit 1 always set), RSP, SS 0x18 or 0 (a null SS is valid in
+    64-bit mode, and a kernel-to-kernel interrupt pushes whatever SS was)."""
+    for a in range(lo + 8, hi - 32, 8):
+        rfl = g.q(a + 8)
+        if (g.q(a) == 0x10 and g.q(a + 24) in (0, 0x18) and rfl & 2 and rfl < 1 << 22
+                and g.sym(g.q(a - 8))):
+            yield a - 8
+
+
+def lock_line(name, w):
+    tail = w >> 18
+    return (f'{name}: lock word {w:#x} (locked byte {w & 0xff}, pending {(w >> 8) & 1}, '
+            f'tail cpu {tail - 1 if tail else "none"})')
 
 
 def main(argv=None):
@@ -92,6 +114,8 @@ def main(argv=None):
     ap.add_argument('--vmlinux', required=True)
     ap.add_argument('--cpu', type=int, default=0)
     ap.add_argument('--lock', action='append', default=[])
+    ap.add_argument('--percpu-lock', action='append', default=[])
+    ap.add_argument('--cpus', type=int, default=4, help='for --percpu-lock')
     a = ap.parse_args(argv)
     g = Guest(a.dump, a.vmlinux)
     lo = g.percpu(a.cpu, 'irq_stack_backing_store')
@@ -113,11 +137,17 @@ def main(argv=None):
             s = g.sym(g.q(addr))
             if s:
                 print(f'    {addr:#x}: {s}')
+    for f in nested_frames(g, lo, hi):
+        rip, cs, rfl = (g.q(f + 8 * i) for i in range(3))
+        print(f'  frame on the IRQ stack at {f:#x}: rip={rip:#x} {g.sym(rip)} '
+              f'rflags={rfl:#x} IF={(rfl >> 9) & 1}')
     for name in a.lock:
-        w = g.u32(g.data[name])
-        tail = w >> 18
-        print(f'{name}: lock word {w:#x} (locked byte {w & 0xff}, pending {(w >> 8) & 1}, '
-              f'tail cpu {tail - 1 if tail else "none"})')
+        print(lock_line(name, g.u32(g.data[name])))
+    for spec in a.percpu_lock:
+        name, _, off = spec.partition('+')
+        for c in range(a.cpus):
+            va = g.percpu(c, name) + (int(off, 0) if off else 0)
+            print(lock_line(f'cpu{c} {spec}', g.u32(va)))
     return 0
 
 
