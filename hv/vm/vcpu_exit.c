@@ -212,15 +212,13 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
  * Nothing here touches RVI or injects, so the VID gate's invariant (no RVI
  * the guest cannot take at once, docs/vmx.md) holds as for the other fast
  * exits: only the slow path changes RVI. The 2026-11-21 attempt (769f00a,
- * reverted in 492f43d after two lost-timer Linux hangs) ran every WRMSR's
- * handler with interrupts off (x2APIC ICR writes waking vCPUs included), so
- * a host interrupt that came meanwhile was pending at the VM entry from the
- * guest's timer handler (IF=0), the exact trigger of the Bochs 2.7 bug that
- * delivers a virtual interrupt with IF=0 (docs/linux-guest.md "The
- * kvm_wait() hang"); here the handler runs with interrupts on, as before.
- * (d8cb1d3, two minutes later, already did, without the scheduler-deadline
- * re-read; neither state hangs this tree: debug_tscdl_old, docs/linux-guest.md
- * "Replaying the backed-out hangs".) */
+ * then d8cb1d3 with the handler's interrupts on; reverted in 492f43d after
+ * two Linux hangs) was root-caused by replay in session 9: the Bochs 2.7
+ * bug that delivers a virtual interrupt with IF=0 (SDM §6.8.1, §30.2.1), on
+ * a runqueue lock; 492f43d, without the fast re-entry, hangs the same way
+ * (docs/linux-guest.md "Replaying the backed-out hangs"). d8cb1d3 also kept
+ * a deadline a kick had lowered meanwhile (only a later exit); the re-read
+ * above covers that. */
 static inline void vcpu_tscdl_lower(struct vcpu *v)
 {
 	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
