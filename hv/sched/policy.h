@@ -224,7 +224,7 @@ void sched_switch_install(stime_t now);
  * switch's install, all locks held); the id of a "vm=ID" option (-1: none,
  * -2: malformed). */
 void sched_vmpol_reset(void);
-/* sched=auto's own per-VM DP/DS (auto.c, master pCPU): dp = fixed delay (0:
+/* sched=auto's own per-VM DP/DS (auto_mech.c, master pCPU): dp = fixed delay (0:
  * the host's), DS in [ds_min, ds_max] (0: the host's); the VM stays auto's. */
 void sched_vmpol_auto_set(struct sched_vm *vm, stime_t dp, stime_t ds_min, stime_t ds_max);
 /* The VM's policy was chosen by hand (a move): auto leaves it alone. */

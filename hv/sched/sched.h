@@ -250,7 +250,7 @@ void sched_vcpu_yield(struct sched_vcpu *v, struct sched_vcpu *target,
 void sched_ple_exit(struct sched_vcpu *v, stime_t now);
 /* Whether PAUSE-loop exiting is on (`ple=`), for the platform's VMCS setup. */
 bool sched_ple_enabled(void);
-/* sched=auto (auto.c): PLE off for one VM (its vCPUs' windows at
+/* sched=auto (auto_mech.c): PLE off for one VM (its vCPUs' windows at
  * SCHED_PLE_WINDOW_OFF, ~0.7 s of spinning at 3 GHz: no exit within a
  * slice; auto writes them again every period, since an exit clamps the
  * window back into ple_window_min..max) or back to the adaptive window

@@ -1,4 +1,4 @@
-# sched=auto and the CPU balloon (hv/sched/auto.c auto_balloon, issue 16;
+# sched=auto and the CPU balloon (hv/sched/auto_mech.c auto_balloon, issue 16;
 # seed 004 §4.3). The SWC mode needs no choice (auto decides it as credit
 # does, from each VM's budget); what auto chooses is the host's
 # sched_balloon_share: two uncapped 1-vCPU VMs whose guests run the static

@@ -1,4 +1,4 @@
-# sched=auto's cap pressure (hv/sched/auto.c auto_cap_guard, issue 16; seed
+# sched=auto's cap pressure (hv/sched/auto_mech.c auto_cap_guard, issue 16; seed
 # 004 §4.3, §4.5). A 1-vCPU VM capped at 50 runs latprobe and a hog with the
 # dynamic balloon (CFS priorities in the guest): in NWC its compute keeps
 # running, the VM reaches its cap before the refill and is parked, and a

@@ -1,4 +1,4 @@
-# sched=auto's DP choice (hv/sched/auto.c, issue 16): seed 001's fixed-DP
+# sched=auto's DP choice (hv/sched/auto_mech.c, issue 16): seed 001's fixed-DP
 # scenario (as vmmove-dp-4.wl) under `policy auto` with no hand move. The
 # foreground VM blocks at barriers and the background VM's wake-ups preempt
 # its running vCPUs: auto gives the foreground alone a fixed delay (twice

@@ -1,4 +1,4 @@
-# sched=auto's DS without vProfile (hv/sched/auto.c, issue 16): seed 001's
+# sched=auto's DS without vProfile (hv/sched/auto_mech.c, issue 16): seed 001's
 # memory-bound spinning VM beside CPU hogs (ds_persistent, shorter), run
 # without a trace, so the scheduler gets PMU figures only for the few runs
 # per accounting period that auto asks for (sched_vcpu_pmu_wanted; in the

@@ -1,4 +1,4 @@
-# sched=auto's PLE choice (hv/sched/auto.c auto_ple, issue 16; seed 002 §4:
+# sched=auto's PLE choice (hv/sched/auto_mech.c auto_ple, issue 16; seed 002 §4:
 # preempting a spinning vCPU when nobody holding the lock is preempted is
 # overhead only). Two VMs that are not over-subscribed: par (4 vCPUs on 4
 # pCPUs, a kernel spinlock) and uni (1 vCPU on its own pCPU, two guest

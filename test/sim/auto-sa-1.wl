@@ -1,4 +1,4 @@
-# sched=auto's SA choice (hv/sched/auto.c auto_sa, issue 16; seed 000 Alg.
+# sched=auto's SA choice (hv/sched/auto_mech.c auto_sa, issue 16; seed 000 Alg.
 # 1-2, docs/pv-abi.md): irs-1.wl's guest runs the IRS receiver (it registers
 # the upcall vector at boot) but the VM is created with sa=off. The hog on
 # pCPU 0 steals from par.0; auto sees the steal (288 per mille in the first
