@@ -16,6 +16,7 @@
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
 #include "vm/gmem.h"
+#include "vm/vcpu_setup.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/time.h"
 #include "arch/x86/percpu.h"
@@ -354,38 +355,6 @@ static bool handle_start_signals(struct vcpu *v)
 	return true;
 }
 
-/* The boot vCPU starts where the loader says, registers included. */
-static void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
-{
-	vmcs_guest_entry(e);
-	v->regs.rax = e->rax;
-	v->regs.rbx = e->rbx;
-	v->regs.rcx = e->rcx;
-	v->regs.rdx = e->rdx;
-	v->regs.rsi = e->rsi;
-	v->regs.rdi = e->rdi;
-	v->regs.rbp = e->rbp;
-}
-
-/* Build v's VMCS from what its VM and the scheduler say (vmx/vmcs_setup.h). */
-static int vcpu_vmcs_setup(struct vcpu *v)
-{
-	struct vm *vm = v->vm;
-	/* PAUSE-loop exits let a spinning vCPU yield to the sibling it waits
-	 * for; a 1-vCPU VM has none, so by default it takes no such exits (as
-	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
-	 * (vProfile's PLE spin detection). */
-	struct vmcs_config cfg = {
-		.io_bitmap = vm->io_bitmap,
-		.msr_bitmap = vm->msr_bitmap,
-		.ept = &vm->ept,
-		.ple = vm->p.ple_set ? vm->p.ple : sched_ple_enabled() && vm->nr_vcpus > 1,
-		.ple_window = v->sv.ple_window,
-	};
-
-	return vmcs_setup(v, &cfg, &v->vmcs, &v->ple_window_set);
-}
-
 /* Make v's VMCS current on this pCPU: build it the first time; after a
  * migration refresh the per-pCPU host state and flush the VPID's stale
  * translations here (guest INVLPGs elsewhere did not reach this TLB). */
@@ -609,24 +578,4 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		} else if (unlikely(v->dbg.snap_req))
 			dbg_snap_stack(v, vmx_guest_rip());
 	}
-}
-
-int vcpu_create(struct vm *vm, unsigned id)
-{
-	struct vcpu *v = page_alloc_zeroed((sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
-	int r;
-
-	if (!v || !(v->apic_page = page_alloc_zeroed(1)))
-		return -ENOMEM;
-	v->vm = vm;
-	v->id = id;
-	v->vmcs_cpu = -1;
-	v->vmcs_active = -1;
-	v->sipi_vector = -1;
-	v->misc_enable = MSR_MISC_ENABLE_RESET;
-	v->wait_sipi = id != 0;
-	v->vprof_on = vprof_plat_exit_flag(vm->id);
-	vm->vcpu[id] = v;
-	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
-	return r ? r : fpu_vcpu_init(&v->fpu);
 }
