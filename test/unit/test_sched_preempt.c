@@ -413,6 +413,64 @@ START_TEST(test_dp_adaptive)
 }
 END_TEST
 
+/* The readings of eq. 1 behind options (docs/sched.md "Adaptive DP against
+ * the paper"): sched_dp_scope=vm gives every vCPU of a VM the VM's lag (sums
+ * of t_comp, t_idle, t_fair); sched_dp_idle=pcpu takes t_idle from the
+ * vCPU's pCPU's idle time, t_fair still from the vCPU's wall time. */
+START_TEST(test_dp_adaptive_readings)
+{
+	struct sched_vcpu *a, *sib, *b;
+
+	ck_assert_int_eq(sched_option_set("sched_dp", "adaptive"), 0);
+	ck_assert_int_eq(sched_option_set("sched_dp_us", "1000"), 0);
+	ck_assert_int_eq(sched_option_set("sched_dp_scope", "vm"), 0);
+	ck_assert_int_eq(sched_option_set("sched_dp_scope", "app"), -EINVAL);
+	setup_machine(2, false);
+	a = sched_at(0);
+	sib = a == &V[0] ? &V[1] : a == &V[1] ? &V[0] : a == &V[2] ? &V[3] : &V[2];
+	b = a->vm == &VM[0] ? &V[2] : &V[0];
+	/* a runs the 30 ms period, the other three wait; t_fair = 30 / 4 each.
+	 * a's VM: (30 - 15) / 60 = +0.25, the other VM (0 - 15) / 60 = -0.25
+	 * (per vCPU a would get +0.75 and its sibling -0.25). */
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_int_eq(a->dp_delay, US(1000) + US(1010) / 4);
+	ck_assert_int_eq(sib->dp_delay, a->dp_delay);
+	ck_assert_int_eq(b->dp_delay, US(1000) - US(1010) / 4);
+	ck_assert_int_eq(vprof_stub_events[VPE_DP_DELAY], 4);
+}
+END_TEST
+
+START_TEST(test_dp_adaptive_pcpu_idle)
+{
+	struct sched_vcpu *a, *b;
+	stime_t da, db;
+
+	ck_assert_int_eq(sched_option_set("sched_dp", "adaptive"), 0);
+	ck_assert_int_eq(sched_option_set("sched_dp_us", "1000"), 0);
+	ck_assert_int_eq(sched_option_set("sched_dp_idle", "pcpu"), 0);
+	setup_machine(1, false);
+	a = sched_at(0);
+	b = other(a);
+	/* Period 1: a runs throughout, the pCPU never idles: a's lag (30 - 15)
+	 * / (30 + 0) = +0.5 as per vCPU; b's span t_comp + t_idle is 0, so its
+	 * delay stays (per vCPU it would fall by half). */
+	sched_timer_fire(&P[0], MS(30));
+	ck_assert_int_eq(a->dp_delay, US(1000) + US(1010) / 2);
+	ck_assert_int_eq(b->dp_delay, US(1000));
+	da = a->dp_delay;
+	db = b->dp_delay;
+	/* Period 2: a runs 1 ms and blocks, b runs 14 ms and blocks, the pCPU
+	 * idles 15 ms: t_idle = 15 ms for both, t_fair = 15 ms (half the wall). */
+	sched_block(a, MS(31));
+	ck_assert_ptr_eq(sched_at(MS(31)), b);
+	sched_block(b, MS(45));
+	ck_assert_ptr_null(sched_at(MS(45)));
+	sched_timer_fire(&P[0], MS(60));
+	ck_assert_int_eq(a->dp_delay, sched_dp_update(da, MS(1), MS(15), MS(15), 0, MS(20)));
+	ck_assert_int_eq(b->dp_delay, sched_dp_update(db, MS(14), MS(15), MS(15), 0, MS(20)));
+}
+END_TEST
+
 /* Seed 001 §5.2: a fresh slice is drawn only when a new slice starts; a
  * kick inside the slice keeps it, and a cap-cut slice is never lengthened. */
 START_TEST(test_ds_draw_points)
@@ -578,6 +636,8 @@ int main(void)
 	tcase_add_test(tc, test_dp_adaptive);
 	tcase_add_test(tc, test_dp_fair_share);
 	tcase_add_test(tc, test_dp_adaptive_waker_delay);
+	tcase_add_test(tc, test_dp_adaptive_readings);
+	tcase_add_test(tc, test_dp_adaptive_pcpu_idle);
 	tcase_add_test(tc, test_ds_draw_points);
 	tcase_add_test(tc, test_ds_cap_cut_not_lengthened);
 	tcase_add_test(tc, test_ds_seeded_per_pcpu);
