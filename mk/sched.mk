@@ -98,5 +98,6 @@ exp-preempt: test-preempt-bochs $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-why
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-sides --seeds 1,2,3,4,5,6
+	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-readings
 	@$(PYTHON) tools/sim/predict_sim.py --hvsim $(BUILD)/sim/hvsim
 .PHONY: test-preempt-bochs exp-preempt

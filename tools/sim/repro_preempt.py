@@ -17,6 +17,7 @@ from preempt_scen import (PCPUS, pins, FG, BG, run, lags, one_side, dp_delay_max
                           bg_solo, barrier_prog, lock_prog)
 # Fig. 9 with the memory-contention model (streamcluster memory-bound).
 import preempt_mem
+import preempt_readings
 
 DS_SEEDS = (1, 2, 3)   # sched_seed of the DS runs (hvsim is deterministic per seed)
 
@@ -27,7 +28,7 @@ DP = [("credit", []), ("DP(2ms)", ["sched_dp_us=2000"]), ("DP(8ms)", ["sched_dp_
 # Why Fig. 9 does not reproduce in hvsim (measured; docs/sched.md "Why Fig. 9
 # does not show"). Printed with its XFAIL checks; {gain} is this run's bound,
 # {infl} its largest work inflation off 1 (%).
-FIG9_GAP = ("a blocking program's slowdown in hvsim is its use of the machine alone over its "
+FIG9_GAP = ("in the CPU-only runs a blocking program's slowdown in hvsim is its use of the machine alone over its "
             "share beside the other (CPU time is work: inflation within {infl:.1f}% of 1), so the gmean of a "
             "pair cannot go below 2 sqrt(u_fg u_bg) whatever the scheduler does, which leaves "
             "any delay at most {gain:.1f}% to win over credit overall (paper 12%); credit already "
@@ -61,7 +62,9 @@ P51_GAP = ("eq. 1-2 lengthen only the delay of a waker that computed more than t
            "and under credit the program's vCPUs compute at most {lp:+.3f} and the loops' "
            "{ll:+.3f} of their pCPU off t_fair (half; eq. 1's lag over the run), so eq. 1-2 take "
            "every delay to ~0: the loss is idle time with both sides under t_fair, not a skew "
-           "toward one side, which is all eq. 1-2 correct")
+           "toward one side, which is all eq. 1-2 correct; the per-VM and pCPU-idle readings "
+           "(sched_dp_scope=vm, sched_dp_idle=pcpu; `--dp-readings`) keep eq. 1's sign and do "
+           "the same")
 SIDE = {"fg": "program's", "bg": "loops'"}
 
 
@@ -241,7 +244,7 @@ def dp_sides(hvsim, seeds):
 P51_GRAINS = {"1-3ms": "1ms..3ms", "20-30ms": "20ms..30ms"}
 
 
-def dp_periodic(hvsim):
+def dp_periodic(hvsim, dp=None):
     """Rows per grain and setting, and per grain what explains adaptive DP:
     credit's largest eq. 1 lag per VM over the run, and the gmean with 8 ms
     on one side's wake-ups only (held[X] = X's wake-ups held)."""
@@ -259,7 +262,7 @@ def dp_periodic(hvsim):
             fgs = float(r["vm"]["fg"]["completion_ms"]) / solo
             bgs = 0.5 * PCPUS * end / float(r["vm"]["bg"]["cpu_ms"])   # alone: 50% duty
             return fgs, bgs, end
-        for name, opts in DP:
+        for name, opts in dp or DP:
             r = run(hvsim, text, opts)
             fgs, bgs, end = slowdowns(r)
             rows.append((grain, name, fgs, bgs, math.sqrt(fgs * bgs),
@@ -327,7 +330,13 @@ def main(argv):
                     help="only: Fig. 9 pairs with streamcluster memory-bound (the memory model)")
     ap.add_argument("--seeds", default="1,2,3",
                     help="workload seeds of --dp-why/--dp-sides/--fig9-mem (1,2,3)")
+    ap.add_argument("--dp-readings", action="store_true",
+                    help="only: adaptive DP under each reading of eq. 1 (sched_dp_scope, "
+                    "sched_dp_idle) on Fig. 9 and the §5.1 case")
     a = ap.parse_args(argv)
+    if a.dp_readings:
+        preempt_readings.report(fig9, dp_periodic, a.hvsim, [int(x) for x in a.seeds.split(",")])
+        return 0
     if a.fig9_mem:
         seeds = [int(x) for x in a.seeds.split(",")]
         per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds)
