@@ -330,6 +330,8 @@ def main(argv):
                     help="only: Fig. 9 pairs with streamcluster memory-bound (the memory model)")
     ap.add_argument("--seeds", default="1,2,3",
                     help="workload seeds of --dp-why/--dp-sides/--fig9-mem (1,2,3)")
+    ap.add_argument("--mem", default=None, metavar="'alpha=A free=F'",
+                    help="with --fig9-mem: other memory-model coefficients (default Fig. 10's)")
     ap.add_argument("--dp-readings", action="store_true",
                     help="only: adaptive DP under each reading of eq. 1 (sched_dp_scope, "
                     "sched_dp_idle) on Fig. 9 and the §5.1 case")
@@ -339,6 +341,8 @@ def main(argv):
         return 0
     if a.fig9_mem:
         seeds = [int(x) for x in a.seeds.split(",")]
+        if a.mem:   # a sensitivity run; the checks use Fig. 10's coefficients
+            preempt_mem.MEM = f"memory {a.mem}\n"
         per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds)
         _, split = preempt_mem.report(per, overall, DP, seeds)
         print(f"  Fig. 9a split (DP(2ms) best for the fine fg, DP(8ms) for the coarse fg, beside the "
