@@ -332,6 +332,8 @@ def main(argv):
                     help="workload seeds of --dp-why/--dp-sides/--fig9-mem (1,2,3)")
     ap.add_argument("--mem", default=None, metavar="'alpha=A free=F'",
                     help="with --fig9-mem: other memory-model coefficients (default Fig. 10's)")
+    ap.add_argument("--paper-grains", action="store_true",
+                    help="with --fig9-mem: the coarse programs at 5-7 s (fluidanimate)")
     ap.add_argument("--dp-readings", action="store_true",
                     help="only: adaptive DP under each reading of eq. 1 (sched_dp_scope, "
                     "sched_dp_idle) on Fig. 9 and the §5.1 case")
@@ -343,7 +345,8 @@ def main(argv):
         seeds = [int(x) for x in a.seeds.split(",")]
         if a.mem:   # a sensitivity run; the checks use Fig. 10's coefficients
             preempt_mem.MEM = f"memory {a.mem}\n"
-        per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds)
+        per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds,
+                                            "5s..7s" if a.paper_grains else None)
         _, split = preempt_mem.report(per, overall, DP, seeds)
         print(f"  Fig. 9a split (DP(2ms) best for the fine fg, DP(8ms) for the coarse fg, beside the "
               f"fine bg) in {split} of {len(seeds)} seeds")
