@@ -9,7 +9,8 @@ HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched \
               test_sched_preempt test_sched_wakerun
-test_sched_preempt_SRCS := test/unit/test_sched_preempt.c $(SCHED_SRCS) tools/sim/vprof_stub.c
+test_sched_preempt_SRCS := test/unit/test_sched_preempt.c test/unit/sched_preempt_adaptive.c $(SCHED_SRCS) \
+                           tools/sim/vprof_stub.c
 test_sched_core_SRCS    := test/unit/test_sched_core.c test/unit/sched_core_sa.c test/unit/sched_core_balloon.c \
                            test/unit/sched_core_opts.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
                            hv/cmdline.c hv/lib/fmt.c
