@@ -9,7 +9,8 @@ HV_SRCS      += $(SCHED_SRCS)
 
 UNIT_TESTS += test_sched_core test_sched_credit test_sched_conform test_sched_sim test_sched_cosched \
               test_sched_preempt test_sched_wakerun
-test_sched_preempt_SRCS := test/unit/test_sched_preempt.c $(SCHED_SRCS) tools/sim/vprof_stub.c
+test_sched_preempt_SRCS := test/unit/test_sched_preempt.c test/unit/sched_preempt_adaptive.c $(SCHED_SRCS) \
+                           tools/sim/vprof_stub.c
 test_sched_core_SRCS    := test/unit/test_sched_core.c test/unit/sched_core_sa.c test/unit/sched_core_balloon.c \
                            test/unit/sched_core_opts.c $(SCHED_SRCS) tools/sim/vprof_stub.c \
                            hv/cmdline.c hv/lib/fmt.c
@@ -98,5 +99,6 @@ exp-preempt: test-preempt-bochs $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-why
 	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-sides --seeds 1,2,3,4,5,6
+	@$(PYTHON) tools/sim/repro_preempt.py --hvsim $(BUILD)/sim/hvsim --dp-readings
 	@$(PYTHON) tools/sim/predict_sim.py --hvsim $(BUILD)/sim/hvsim
 .PHONY: test-preempt-bochs exp-preempt

@@ -96,13 +96,47 @@ stime_t sched_dp_fair(stime_t span, unsigned npcpus, uint32_t weight, uint64_t w
 	return MIN(fair, span);
 }
 
+/* Readings of eq. 1 the paper leaves open (docs/sched.md "Adaptive DP
+ * against the paper"), options; the defaults are the per-vCPU reading:
+ *  - sched_dp_scope=vm: t_comp, t_idle and t_fair summed over the VM's
+ *    vCPUs, one lag per VM applied to each of its vCPUs' delays ("adjust the
+ *    preemption delays for co-running parallel workloads");
+ *  - sched_dp_idle=pcpu: t_idle is the idle time of the vCPU's pCPU in the
+ *    period ("the idle time on pCPUs is a key indicator"); t_fair is still
+ *    the share of the vCPU's wall time. */
+enum { SCHED_DP_SCOPE_VCPU, SCHED_DP_SCOPE_VM };
+enum { SCHED_DP_IDLE_VCPU, SCHED_DP_IDLE_PCPU };
+
+/* Idle time of each pCPU in the current accounting period (sched_dp_acct),
+ * and its idle total at the last one. */
+static stime_t sched_dp_pidle[SCHED_MAX_PCPUS], sched_dp_pidle_mark[SCHED_MAX_PCPUS];
+
+static void sched_dp_pidle_update(stime_t now)
+{
+	for (unsigned i = 0; i < SCHED_MAX_PCPUS; i++) {
+		struct sched_pcpu *p = sched_sys.pcpu[i];
+		stime_t tot, since;
+
+		if (!p)
+			continue;
+		/* Without p's lock: a switch racing with this read makes the
+		 * figure off by that one interval, which the clamps absorb. */
+		tot = READ_ONCE(p->idle_time);
+		since = READ_ONCE(p->idle_since);
+		if (!READ_ONCE(p->curr) && now > since)
+			tot += now - since;
+		sched_dp_pidle[i] = MIN(MAX(tot - sched_dp_pidle_mark[i], (stime_t)0), sched_sys.acct_ns);
+		sched_dp_pidle_mark[i] = tot;
+	}
+}
+
 /*
  * Once per accounting period (master pCPU, no runqueue lock): eq. 1-2 for
  * every vCPU that was not OFFLINE. t_comp = RUNNING time in the period,
  * t_idle = BLOCKED (sync) + RUNNABLE (steal) time, t_fair = sched_dp_fair
- * over non-OFFLINE vCPUs. Reads other pCPUs' vCPU totals without their
- * locks: a figure may be off by the one transition racing with it, which
- * the next period absorbs.
+ * over non-OFFLINE vCPUs (readings: the options above). Reads other pCPUs'
+ * vCPU totals without their locks: a figure may be off by the one
+ * transition racing with it, which the next period absorbs.
  */
 static void sched_dp_acct(stime_t now)
 {
@@ -110,15 +144,20 @@ static void sched_dp_acct(stime_t now)
 	struct sched_vcpu *v;
 	uint64_t wsum = 0;
 	stime_t period = sched_sys.acct_ns;
+	bool per_vm = sched_opts.dp_scope == SCHED_DP_SCOPE_VM;
 
 	if (period <= 0)
 		return;
+	if (sched_opts.dp_idle == SCHED_DP_IDLE_PCPU)
+		sched_dp_pidle_update(now);
 	spin_lock(&sched_sys.vm_lock);
 	for (vm = sched_sys.vms; vm; vm = vm->next)
 		for (v = vm->vcpus; v; v = v->vm_next)
 			if (READ_ONCE(v->state) != SCHED_OFFLINE)
 				wsum += vm->params.weight;
-	for (vm = sched_sys.vms; vm; vm = vm->next)
+	for (vm = sched_sys.vms; vm; vm = vm->next) {
+		stime_t vcomp = 0, vidle = 0, vfair = 0;
+
 		for (v = vm->vcpus; v; v = v->vm_next) {
 			struct sched_vcpu_stats st;
 			stime_t comp, idle, fair, d;
@@ -133,11 +172,32 @@ static void sched_dp_acct(stime_t now)
 			if (READ_ONCE(v->state) == SCHED_OFFLINE || !wsum || comp + idle <= 0)
 				continue;
 			fair = sched_dp_fair(comp + idle, sched_sys.npcpus, vm->params.weight, wsum);
+			if (sched_opts.dp_idle == SCHED_DP_IDLE_PCPU)
+				idle = sched_dp_pidle[READ_ONCE(v->pcpu) % SCHED_MAX_PCPUS];
+			if (per_vm) {
+				vcomp += comp;
+				vidle += idle;
+				vfair += fair;
+				continue;
+			}
 			d = sched_dp_update(v->dp_delay, comp, idle, fair, sched_opts.dp_min,
 					    sched_opts.dp_max);
 			WRITE_ONCE(v->dp_delay, d);
 			sched_trace_event(sched_sys.master, v, VPE_DP_DELAY, now, (uint64_t)d);
 		}
+		if (!per_vm || vcomp + vidle <= 0)
+			continue;
+		for (v = vm->vcpus; v; v = v->vm_next) {   /* one lag for the VM */
+			stime_t d;
+
+			if (READ_ONCE(v->state) == SCHED_OFFLINE)
+				continue;
+			d = sched_dp_update(v->dp_delay, vcomp, vidle, vfair, sched_opts.dp_min,
+					    sched_opts.dp_max);
+			WRITE_ONCE(v->dp_delay, d);
+			sched_trace_event(sched_sys.master, v, VPE_DP_DELAY, now, (uint64_t)d);
+		}
+	}
 	spin_unlock(&sched_sys.vm_lock);
 }
 
@@ -199,6 +259,14 @@ SCHED_OPT_INT(sched_dp_min_us, sched_opts.dp_min, SCHED_US(1), 0, SCHED_MS(100),
 	      "adaptive delayed preemption: lower bound, us (0)");
 SCHED_OPT_INT(sched_dp_max_us, sched_opts.dp_max, SCHED_US(1), 0, SCHED_MS(100), SCHED_MS(20),
 	      "adaptive delayed preemption: upper bound, us (20000)");
+static const char *const sched_dp_scopes[] = { "vcpu", "vm", NULL };
+static const char *const sched_dp_idles[] = { "vcpu", "pcpu", NULL };
+
+SCHED_OPT_ENUM(sched_dp_scope, sched_opts.dp_scope, sched_dp_scopes, SCHED_DP_SCOPE_VCPU,
+	       "adaptive delayed preemption: eq. 1 per vcpu (default) or per vm");
+SCHED_OPT_ENUM(sched_dp_idle, sched_opts.dp_idle, sched_dp_idles, SCHED_DP_IDLE_VCPU,
+	       "adaptive delayed preemption: eq. 1's t_idle = the vcpu's sync+steal (default) "
+	       "or its pcpu's idle time");
 SCHED_OPT_INT(sched_ds_min_ms, sched_opts.ds_min, SCHED_MS(1), 0, SCHED_MS(1000), 0,
 	      "differential slices: minimum, ms (0 = off)");
 SCHED_OPT_INT(sched_ds_max_ms, sched_opts.ds_max, SCHED_MS(1), 0, SCHED_MS(1000), 0,

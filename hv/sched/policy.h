@@ -15,6 +15,8 @@ struct sched_options {
 	stime_t dp_delay;           /* sched_dp_us: fixed delay (adaptive: the start value) */
 	uint8_t dp_mode;            /* sched_dp=off|fixed|adaptive (enum sched_dp_mode) */
 	stime_t dp_min, dp_max;     /* sched_dp_min_us/max_us: adaptive bounds (0, 20000) */
+	uint8_t dp_scope;           /* sched_dp_scope=vcpu|vm: eq. 1 per vCPU or per VM (vcpu) */
+	uint8_t dp_idle;            /* sched_dp_idle=vcpu|pcpu: eq. 1's t_idle (vcpu) */
 	stime_t ds_min, ds_max;     /* sched_ds_min_ms/max_ms: differential slices, 0 = off */
 	uint64_t seed;              /* sched_seed: PRNG seed for randomised hooks */
 	stime_t relaxed_skew;       /* sched_relaxed_skew_us: relaxed co-scheduling threshold (3000) */

@@ -157,6 +157,17 @@ static stime_t mem_den(const struct sim *s)
 	return 1000 + (stime_t)s->mem_alpha_milli * MAX(s->mem_n - s->mem_free, 0);
 }
 
+/* Bring the mem_n integrals up to now (at each change of mem_n, and once
+ * for the report). */
+void guest_mem_account(struct sim *s)
+{
+	double dt = (double)(s->now - s->mem_since);
+
+	s->mem_int1 += dt * s->mem_n;
+	s->mem_int2 += dt * s->mem_n * s->mem_n;
+	s->mem_since = s->now;
+}
+
 /* After every event: when the number of memory-bound bursts running at
  * this instant changed, bring those bursts up to now at the old speed and
  * plan their ends at the new one. */
@@ -170,6 +181,7 @@ void guest_mem_update(struct sim *s)
 		n += s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur);
 	if (n == s->mem_n)
 		return;
+	guest_mem_account(s);
 	for (int i = 0; i < s->nvcpus; i++)
 		if (s->vcpu[i].pcpu >= 0 && thr_mem(s->vcpu[i].cur))
 			guest_sync(s, &s->vcpu[i]);
@@ -245,8 +257,13 @@ void guest_sync(struct sim *s, struct sim_vcpu *v)
 		v->cold_left -= pay;
 		dt -= pay;
 	}
-	if (t->state == T_RUNNING)
-		t->left = MAX(t->left - (thr_mem(t) ? dt * 1000 / mem_den(s) : dt), (stime_t)0);
+	if (t->state == T_RUNNING) {
+		stime_t done = MIN(thr_mem(t) ? dt * 1000 / mem_den(s) : dt, MAX(t->left, 0));
+
+		t->left -= done;
+		if (t->cls != TC_BALLOON)
+			s->vm[t->vm].work += done;
+	}
 	else if (t->state == T_WAIT_SPIN) {
 		t->spin_time += dt;
 		v->spin_time += dt;

@@ -72,11 +72,12 @@ static void report_vm(struct sim *s, FILE *f, struct sim_vm *vm)
 		pmu += st.pmu_cycles;
 	}
 	fprintf(f, "vm name=%s vcpus=%d weight=%u cap=%u done=%d completion_ms=%.3f cpu_ms=%.3f "
-		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu",
+		"share=%.4f runnable_ms=%.3f spin_ms=%.3f preempt=%llu yields=%llu lhp=%llu work_ms=%.3f",
 		vm->name, vm->nvcpus, vm->prm.weight, vm->prm.cap,
 		vm->nthreads && vm->ndone == vm->nthreads, vm->done_at ? NS2MS(vm->done_at - s->t0) : -1.0,
 		cpu, s->end > s->t0 ? cpu / (NS2MS(s->end - s->t0) * s->npcpus) : 0.0, runnable, spin,
-		(unsigned long long)pre, (unsigned long long)yld, (unsigned long long)lhp);
+		(unsigned long long)pre, (unsigned long long)yld, (unsigned long long)lhp,
+		NS2MS(vm->work));
 	/* A VM moved at run time (hv/sched/vmpolicy.c): its policy now. */
 	if (vm->sv.pol.nmove)
 		fprintf(f, " policy=%s moves=%llu dp_us=%lld ds_ms=%lld-%lld",
@@ -180,9 +181,14 @@ void sim_report(struct sim *s, FILE *f)
 		idle += NS2MS(p->idle_time + (p->curr ? 0 : s->end - p->idle_since));
 	}
 	fprintf(f, "run policy=%s pcpus=%d seed=%llu end_ms=%.3f events=%llu idle_ms=%.3f "
-		"swc_idle_ms=%.3f\n",
+		"swc_idle_ms=%.3f",
 		sched_policy_name(), s->npcpus, (unsigned long long)s->seed, NS2MS(s->end - s->t0),
 		(unsigned long long)s->nevents, idle, NS2MS(s->swc_idle));
+	if (s->mem_alpha_milli) {   /* memory model: bursts together, per burst time */
+		guest_mem_account(s);
+		fprintf(f, " mem_overlap=%.3f", s->mem_int1 > 0 ? s->mem_int2 / s->mem_int1 : 0.0);
+	}
+	fputc('\n', f);
 	for (int i = 0; i < s->nsw; i++)   /* run-time policy switches */
 		fprintf(f, "switch n=%d at_ms=%.3f policy=%s rc=%d installed_ms=%.3f\n", i,
 			NS2MS(s->sw[i].at), s->sw[i].policy, s->sw[i].rc,

@@ -15,6 +15,9 @@ import sys
 # Scenario builders and the hvsim runner (the testbed, Fig. 9's programs).
 from preempt_scen import (PCPUS, pins, FG, BG, run, lags, one_side, dp_delay_max_us, scenario,
                           bg_solo, barrier_prog, lock_prog)
+# Fig. 9 with the memory-contention model (streamcluster memory-bound).
+import preempt_mem
+import preempt_readings
 
 DS_SEEDS = (1, 2, 3)   # sched_seed of the DS runs (hvsim is deterministic per seed)
 
@@ -25,7 +28,7 @@ DP = [("credit", []), ("DP(2ms)", ["sched_dp_us=2000"]), ("DP(8ms)", ["sched_dp_
 # Why Fig. 9 does not reproduce in hvsim (measured; docs/sched.md "Why Fig. 9
 # does not show"). Printed with its XFAIL checks; {gain} is this run's bound,
 # {infl} its largest work inflation off 1 (%).
-FIG9_GAP = ("a blocking program's slowdown in hvsim is its use of the machine alone over its "
+FIG9_GAP = ("in the CPU-only runs a blocking program's slowdown in hvsim is its use of the machine alone over its "
             "share beside the other (CPU time is work: inflation within {infl:.1f}% of 1), so the gmean of a "
             "pair cannot go below 2 sqrt(u_fg u_bg) whatever the scheduler does, which leaves "
             "any delay at most {gain:.1f}% to win over credit overall (paper 12%); credit already "
@@ -59,8 +62,32 @@ P51_GAP = ("eq. 1-2 lengthen only the delay of a waker that computed more than t
            "and under credit the program's vCPUs compute at most {lp:+.3f} and the loops' "
            "{ll:+.3f} of their pCPU off t_fair (half; eq. 1's lag over the run), so eq. 1-2 take "
            "every delay to ~0: the loss is idle time with both sides under t_fair, not a skew "
-           "toward one side, which is all eq. 1-2 correct")
+           "toward one side, which is all eq. 1-2 correct; the per-VM and pCPU-idle readings "
+           "(sched_dp_scope=vm, sched_dp_idle=pcpu; `--dp-readings`) keep eq. 1's sign and do "
+           "the same")
 SIDE = {"fg": "program's", "bg": "loops'"}
+
+
+# Why Fig. 9a's split does not show with the memory model (means of this
+# run's seeds; the per-side figures are `--dp-sides`'s memory rows).
+FIG9AM_GAP = ("the fine fg's two delays are within seed noise of each other (DP(2ms) {f2:.3f}, "
+              "DP(8ms) {f8:.3f}: holding the bg's wake-ups helps it about as much as holding its "
+              "own hurts it, `--dp-sides` memory rows), and the coarse fg no longer prefers the "
+              "long delay (DP(8ms) {c8:.3f}, DP(2ms) {c2:.3f}, credit {cc:.3f}: with the "
+              "streamcluster bg memory-bound, holding the bg's wake-ups costs the coarse fg too, "
+              "`--dp-sides`)")
+
+
+# Why Fig. 9 does not show with the memory model either (measured each run).
+FIG9M_GAP = ("with streamcluster memory-bound (Fig. 10's coefficients) CPU time is no longer work "
+             "(credit's work inflation {ilo:.3f}-{ihi:.3f} per pair), so the CPU-share floor no "
+             "longer bounds the gain; but the delays hardly move the memory relief: no setting "
+             "moves a pair's inflation more than {dinf:.3f} from credit's, the memory-bound bursts "
+             "running together per burst stay at {olo:.2f}-{ohi:.2f} in the mixed pairs under every "
+             "setting (credit {ocr:.2f}; alone about 4), since pinned 1:1 each pCPU alternates one "
+             "vCPU of each VM whatever the delay, and in fine/fine all four pCPUs run memory-bound "
+             "bursts at any moment (inflation {iff:.3f} > 1 in every setting); the overall gains vs credit are "
+             "DP(2ms) {g2:+.1f}%, DP(8ms) {g8:+.1f}%, adaptive {ga:+.1f}% (mean of {n} seeds)")
 
 
 def fig9(hvsim, fgs=None, bgs=None, dp=None, seed=9, extra="", dmax=True):
@@ -82,10 +109,12 @@ def fig9(hvsim, fgs=None, bgs=None, dp=None, seed=9, extra="", dmax=True):
         r = run(hvsim, scenario(v, None, extra, seed))["vm"]["fg"]
         solo_fg[k] = float(r["completion_ms"])
         u_fg[k] = float(r["cpu_ms"]) / (PCPUS * solo_fg[k])
-    solo_bg = {}
+    solo_bg, u_bg = {}, {}   # the bg's progress rate alone (work_ms per ms), its use u
     for k, v in bgs.items():
-        r = run(hvsim, scenario(bg_solo(v), None, extra, seed))
-        solo_bg[k] = float(r["vm"]["fg"]["cpu_ms"]) / float(r["vm"]["fg"]["completion_ms"])
+        rr = run(hvsim, scenario(bg_solo(v), None, extra, seed))
+        r, end = rr["vm"]["fg"], float(rr["run"]["end_ms"])   # end: done, or the duration
+        solo_bg[k] = float(r["work_ms"]) / end
+        u_bg[k] = float(r["cpu_ms"]) / (PCPUS * end)
     rows = []
     for fk, fv in fgs.items():
         for bk, bv in bgs.items():
@@ -94,10 +123,10 @@ def fig9(hvsim, fgs=None, bgs=None, dp=None, seed=9, extra="", dmax=True):
                 r = run(hvsim, text, opts)
                 end = float(r["run"]["end_ms"])
                 fgs_ = float(r["vm"]["fg"]["completion_ms"]) / solo_fg[fk]
-                rate = float(r["vm"]["bg"]["cpu_ms"]) / end
+                rate = float(r["vm"]["bg"]["work_ms"]) / end
                 bgs_ = solo_bg[bk] / rate if rate > 0 else float("inf")
                 sf, sb = float(r["vm"]["fg"]["share"]), float(r["vm"]["bg"]["share"])
-                uf, ub = u_fg[fk], solo_bg[bk] / PCPUS
+                uf, ub = u_fg[fk], u_bg[bk]
                 g = math.sqrt(fgs_ * bgs_)
                 infl = g / math.sqrt(uf * ub / (sf * sb)) if sf > 0 and sb > 0 else float("inf")
                 diag = {
@@ -111,6 +140,8 @@ def fig9(hvsim, fgs=None, bgs=None, dp=None, seed=9, extra="", dmax=True):
                     "u": (uf, ub),
                     "lag": lags(r),
                     "inflation": infl,
+                    # memory model: bursts running together per burst time
+                    "overlap": float(r["run"].get("mem_overlap", 0)),
                     "floor": 2 * math.sqrt(uf * ub) * infl,
                 }
                 rows.append((fk, bk, name, fgs_, bgs_, g, diag))
@@ -181,7 +212,8 @@ def dp_sides(hvsim, seeds):
     in how many seeds DP(2ms) beats DP(8ms) for it (Fig. 9a: yes for the
     fine fg, no for the coarse, beside the fine bg)."""
     fine, paper = why_variants()[0][1], why_variants()[2]
-    sets = [("ours", fine, ""), ("paper grains", paper[1], paper[2])]
+    sets = [("ours", fine, ""), ("paper grains", paper[1], paper[2]),
+            ("memory", preempt_mem.mem_progs(), preempt_mem.MEM)]
     cols = [("credit", None, None)] + [(f"{w}{d // 1000}", w, d) for d in (2000, 8000)
                                         for w in ("all", "bg", "fg")]
     out = []
@@ -212,7 +244,7 @@ def dp_sides(hvsim, seeds):
 P51_GRAINS = {"1-3ms": "1ms..3ms", "20-30ms": "20ms..30ms"}
 
 
-def dp_periodic(hvsim):
+def dp_periodic(hvsim, dp=None):
     """Rows per grain and setting, and per grain what explains adaptive DP:
     credit's largest eq. 1 lag per VM over the run, and the gmean with 8 ms
     on one side's wake-ups only (held[X] = X's wake-ups held)."""
@@ -230,7 +262,7 @@ def dp_periodic(hvsim):
             fgs = float(r["vm"]["fg"]["completion_ms"]) / solo
             bgs = 0.5 * PCPUS * end / float(r["vm"]["bg"]["cpu_ms"])   # alone: 50% duty
             return fgs, bgs, end
-        for name, opts in DP:
+        for name, opts in dp or DP:
             r = run(hvsim, text, opts)
             fgs, bgs, end = slowdowns(r)
             rows.append((grain, name, fgs, bgs, math.sqrt(fgs * bgs),
@@ -294,8 +326,34 @@ def main(argv):
     ap.add_argument("--dp-sides", action="store_true",
                     help="only: Fig. 9 fg slowdowns with the delay on both / the bg's / the fg's "
                     "wake-ups (why Fig. 9a's split does not show)")
-    ap.add_argument("--seeds", default="1,2,3", help="workload seeds of --dp-why/--dp-sides (1,2,3)")
+    ap.add_argument("--fig9-mem", action="store_true",
+                    help="only: Fig. 9 pairs with streamcluster memory-bound (the memory model)")
+    ap.add_argument("--seeds", default="1,2,3",
+                    help="workload seeds of --dp-why/--dp-sides/--fig9-mem (1,2,3)")
+    ap.add_argument("--mem", default=None, metavar="'alpha=A free=F'",
+                    help="with --fig9-mem: other memory-model coefficients (default Fig. 10's)")
+    ap.add_argument("--paper-grains", action="store_true",
+                    help="with --fig9-mem: the coarse programs at 5-7 s (fluidanimate)")
+    ap.add_argument("--dp-readings", action="store_true",
+                    help="only: adaptive DP under each reading of eq. 1 (sched_dp_scope, "
+                    "sched_dp_idle) on Fig. 9 and the §5.1 case")
     a = ap.parse_args(argv)
+    if a.dp_readings:
+        preempt_readings.report(fig9, dp_periodic, a.hvsim, [int(x) for x in a.seeds.split(",")])
+        return 0
+    if a.fig9_mem:
+        seeds = [int(x) for x in a.seeds.split(",")]
+        if a.mem:   # a sensitivity run; the checks use Fig. 10's coefficients
+            preempt_mem.MEM = f"memory {a.mem}\n"
+        per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds,
+                                            "5s..7s" if a.paper_grains else None)
+        _, split = preempt_mem.report(per, overall, DP, seeds)
+        print(f"  Fig. 9a split (DP(2ms) best for the fine fg, DP(8ms) for the coarse fg, beside the "
+              f"fine bg) in {split} of {len(seeds)} seeds")
+        print(f"  Fig. 3 check: the memory-bound fine program's compute time drops "
+              f"{100 * preempt_mem.fig3_drop(a.hvsim, seeds):.1f}% beside one persistent loop "
+              f"(paper: streamcluster 12%)")
+        return 0
     if a.dp_sides:
         seeds = [int(x) for x in a.seeds.split(",")]
         cols, rows = dp_sides(a.hvsim, seeds)
@@ -324,12 +382,11 @@ def main(argv):
                   + f"{100 * idle:6.1f}%{100 * bound:6.1f}%{infl:6.3f}{split:3d}/{len(seeds)}")
         return 0
     if a.dp_sweep:
-        global DP
-        DP = [("0", [])] + [(f"{d // 1000 if d >= 1000 else d / 1000}ms", [f"sched_dp_us={d}"])
-                            for d in (500, 1000, 2000, 4000, 8000, 16000)]
-        rows = fig9(a.hvsim)
+        sweep = [("0", [])] + [(f"{d // 1000 if d >= 1000 else d / 1000}ms", [f"sched_dp_us={d}"])
+                               for d in (500, 1000, 2000, 4000, 8000, 16000)]
+        rows = fig9(a.hvsim, dp=sweep)
         print("Fig. 9 pairs, pinned, fixed delay sweep: fg slowdown / gmean of fg and bg")
-        print(f"  {'fg/bg':14}" + "".join(f"{n:>14}" for n, _ in DP))
+        print(f"  {'fg/bg':14}" + "".join(f"{n:>14}" for n, _ in sweep))
         for fk in FG:
             for bk in BG:
                 print(f"  {fk + '/' + bk:14}" + "".join(f"   {f:.3f}/{g:.3f}" for x, y, _, f, _, g, _
@@ -416,6 +473,43 @@ def main(argv):
                       f8=by[("fine", "fine", "DP(8ms)")][0], fb=fgs["bg"], ff=fgs["fg"],
                       fc=by[("fine", "fine", "credit")][0]))
     if a.only in (None, "dp"):
+        # Fig. 9 again with the memory model (streamcluster memory-bound), 3 seeds.
+        seeds = preempt_mem.MEM_SEEDS
+        per, overall = preempt_mem.fig9_mem(fig9, a.hvsim, DP, seeds)
+        gains, split = preempt_mem.report(per, overall, DP, seeds)
+        drop = preempt_mem.fig3_drop(a.hvsim)
+        print(f"  Fig. 3 check: the memory-bound fine program's compute time drops "
+              f"{100 * drop:.1f}% beside one persistent loop (paper: streamcluster 12%)")
+        if a.check:
+            infl = {k: preempt_mem.mean([x[3]["inflation"] for x in v]) for k, v in per.items()}
+            cr = {k[:2]: v for k, v in infl.items() if k[2] == "credit"}
+            mixed = [cr[("fine", "coarse")], cr[("coarse", "fine")]]
+            # The model's coefficients are Fig. 10's; Fig. 3 checks them.
+            want(0.05 <= drop <= 0.30, f"memory model vs Fig. 3: the memory-bound program's "
+                 f"compute time drops 5-30% beside one persistent loop ({100 * drop:.1f}%; "
+                 f"paper: streamcluster 12%)")
+            # The premise of the memory runs: CPU time is not work there (the
+            # 4% inflation check above is for the CPU-only runs).
+            want(max(mixed) < 0.95, f"memory runs: the memory-bound program needs less CPU time "
+                 f"per unit of work beside the CPU-bound one (credit's work inflation "
+                 f"{' / '.join(f'{x:.3f}' for x in mixed)} < 0.95 in the mixed pairs, §3.3)")
+            dinf = max(abs(v - cr[k[:2]]) for k, v in infl.items())
+            ovl = {k: preempt_mem.mean([x[3]["overlap"] for x in v]) for k, v in per.items()
+                   if k[:2] in (("fine", "coarse"), ("coarse", "fine"))}
+            xfail(gains["adaptive"] >= 0.05, f"memory runs: adaptive DP overall gmean >= 5% below "
+                  f"credit (paper 12%): {100 * gains['adaptive']:+.1f}%", FIG9M_GAP.format(
+                      ilo=min(cr.values()), ihi=max(cr.values()), dinf=dinf,
+                      olo=min(ovl.values()), ohi=max(ovl.values()),
+                      ocr=preempt_mem.mean([v for k, v in ovl.items() if k[2] == "credit"]),
+                      iff=min(v for k, v in infl.items() if k[:2] == ("fine", "fine")),
+                      g2=100 * gains["DP(2ms)"], g8=100 * gains["DP(8ms)"],
+                      ga=100 * gains["adaptive"], n=len(seeds)))
+            xfail(2 * split > len(seeds), f"memory runs, fine bg (Fig. 9a): DP(2ms) best for the "
+                  f"fine fg and DP(8ms) for the coarse fg in most seeds ({split} of {len(seeds)})",
+                  FIG9AM_GAP.format(**{k: preempt_mem.mean([x[0] for x in per[p]]) for k, p in (
+                      ("f2", ("fine", "fine", "DP(2ms)")), ("f8", ("fine", "fine", "DP(8ms)")),
+                      ("c2", ("coarse", "fine", "DP(2ms)")), ("c8", ("coarse", "fine", "DP(8ms)")),
+                      ("cc", ("coarse", "fine", "credit")))}))
         rows, why = dp_periodic(a.hvsim)
         print("§5.1 case, pinned: blocking program (barrier every 1-3 / 20-30 ms) beside 4-loop "
               "periodic interference 10/10 ms (bg slowdown = CPU rate vs its 50% alone):")

@@ -165,6 +165,10 @@ struct sim_vm {
 	bool io_rt;               /* I/O threads are SCHED_RR (`io_prio=rt`) */
 	uint64_t gmigrate;        /* threads moved by the guest balancer */
 	stime_t thr_cpu[3];       /* guest CPU time by thread class */
+	stime_t work;             /* compute done, at full speed (a memory-bound
+				   * burst slowed by contention does less per ns
+				   * of CPU time); the progress a blocking
+				   * program makes, `work_ms` in the report */
 	int balloon;              /* 0 off, 1 static (§4.4), 2 dynamic (§4.5) */
 	bool steal_clock;         /* guest excludes steal from task runtimes (rq_clock_task) */
 	uint64_t nmode_switch;    /* balloon mode upcalls seen */
@@ -210,6 +214,11 @@ struct sim {
 	 * burst progresses at 1 / (1 + A * max(0, n - F)) of full speed while n
 	 * memory-bound bursts run at the same moment (all VMs). */
 	int mem_alpha_milli, mem_free, mem_n;
+	/* Time integrals of mem_n and mem_n^2 since mem_since: their ratio is
+	 * how many memory-bound bursts ran together, on average over the time
+	 * of each burst (`mem_overlap` in the report). */
+	double mem_int1, mem_int2;
+	stime_t mem_since;
 	/* `cache_refill T`: a vCPU that starts on a pCPU where another vCPU ran
 	 * since it last ran there computes without progress for its first T
 	 * (its caches refill); 0 = off. */
@@ -257,6 +266,7 @@ void guest_event(struct sim *s, struct sim_vcpu *v);
 void guest_thread_wake(struct sim *s, struct sim_thread *t);
 void guest_plan(struct sim *s, struct sim_vcpu *v);
 void guest_sync(struct sim *s, struct sim_vcpu *v);
+void guest_mem_account(struct sim *s);
 void guest_descheduled(struct sim *s, struct sim_vcpu *v, bool preempted);
 void guest_trace_spin(struct sim *s, struct sim_vcpu *v);
 void engine_resched(struct sim *s, int pcpu);
