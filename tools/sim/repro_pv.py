@@ -205,9 +205,9 @@ def bal_wl(kind, arm, hog=True, dur="10s", cap=200):
     return s + ("thread a.0 persistent\nthread b.0 persistent\n" if hog else "")
 
 
-def bal_rows(hvsim, seeds, dur):
+def bal_rows(hvsim, seeds, dur, kinds=BKINDS):
     rows = []
-    for kind in BKINDS:
+    for kind in kinds:
         arms = [("io-only", "guest=cfs", False)] + [(n, a, True) for n, a in BARMS]
         arms.append(("dynamic-g", "balloon=dynamic guard", True))
         if kind == "share":
@@ -359,6 +359,20 @@ def bal_check(rows):
     return bad, gaps
 
 
+def closed_share(hvsim, seeds, dur):
+    """--closed: the two-VM case (§6.2.2) measured as its sockperf UDP
+    ping-pong client would: each request sent 1 ms after the previous reply
+    (hvsim `iowait 1ms closed`), so a stall delays one request instead of
+    every request an open-loop timer issues meanwhile. Prints the rows; no
+    assertion (docs/sched.md "The two-VM case against Xen's credit1")."""
+    global LATPROBE
+    LATPROBE = LATPROBE.replace("iowait 1ms", "iowait 1ms closed")
+    rows = bal_rows(hvsim, seeds, dur, kinds=("share",))
+    print("closed-loop probe (the next request 1 ms after the reply):")
+    bal_print(rows)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hvsim", default="build/sim/hvsim")
@@ -372,6 +386,8 @@ def main():
                          "3.2's block when its run queue is left empty")
     ap.add_argument("--cap-sweep", action="store_true",
                     help="only the 4-vCPU balloon case at caps 200-300")
+    ap.add_argument("--closed", action="store_true",
+                    help="only the two-VM balloon case, with a closed-loop (ping-pong) probe")
     ap.add_argument("--irs-nopb", action="store_true",
                     help="IRS arm without the pull-back when the ack returns (guest "
                          "irs_pullback=0, section 3.3 as published)")
@@ -379,6 +395,11 @@ def main():
     seeds = list(range(1, 1 + (a.seeds or (2 if a.quick else 5))))
     if a.cap_sweep:
         cap_sweep(a.hvsim, seeds, "10s" if a.quick else "30s")
+        return
+    if a.closed:
+        rows = closed_share(a.hvsim, seeds, "10s" if a.quick else "30s")
+        if a.markdown:
+            bal_markdown(rows)
         return
     if a.irs_yield or a.irs_nopb:
         ARMS[2] = ("irs", "irs=on" + (" irs_block=off" if a.irs_yield else "") +
