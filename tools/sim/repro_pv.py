@@ -281,7 +281,9 @@ SHARE_GAP = ("seed 004 §4.3 as specified (docs/sched.md): each period one VM's 
              "then both hogs run and a vCPU preempted by the other VM's hog is RUNNABLE: its "
              "requests get no BOOST (credit1's csched_vcpu_wake ignores a vCPU already on the run "
              "queue; so does ours) and wait out the slice; sched_balloon_share=excl (the -x rows) "
-             "closes it for static priority")
+             "closes it for static priority. Our BOOST rules are Xen's (test_boost_rules_as_xen); "
+             "the paper's Fig. 15 gives no number and no mechanism (docs/sched.md \"The two-VM "
+             "case against Xen's credit1\")")
 DYN_GAP = ("§4.5 as specified, with a cap the paper did not put on an SMP VM (its §6.3 case is the "
            "smp63 rows): compute gets (1 - r_io)/2 = 47.5% of each vCPU in NWC, the VM uses 50.6% "
            "of each against a 50% cap and the budget parks it ~1.45 ms per vCPU before each refill "
@@ -295,8 +297,9 @@ GUARD_SHARE_GAP = ("guard without excl (docs/sched.md, traced seed 1, 10 s): the
                    "NWC VM UNDER, so the late wakes of an OVER balloon sleeper (2250 of dynamic's "
                    "2550 requests late by over 1 ms) are gone, but 1602 stay: 875 wake from balloon "
                    "sleep BOOSTed while the other VM runs its hog under the BOOST of its own last "
-                   "request (credit1 preempts only for a higher priority), 341 come to a RUNNABLE "
-                   "OVER vCPU (no BOOST), 366 in WC")
+                   "request (credit1 preempts only for a higher priority; its tick demotes without "
+                   "rescheduling), 341 come to a RUNNABLE OVER vCPU (no BOOST), 366 in WC. Xen 4.5's "
+                   "rules, not ours (test_boost_rules_as_xen)")
 BAL_GAPS = {
     ("mixed", "dynamic", "close"): MIXED_GAP, ("mixed", "dynamic", "far"): MIXED_GAP,
     ("smp63", "dynamic", "close"): MIXED_GAP, ("smp63", "dynamic", "far"): MIXED_GAP,
