@@ -389,6 +389,10 @@ def main():
                          "3.2's block when its run queue is left empty")
     ap.add_argument("--cap-sweep", action="store_true",
                     help="only the 4-vCPU balloon case at caps 200-300")
+    ap.add_argument("--probe", metavar="PERIOD,WORK",
+                    help="only the balloon cases with Bochs' numbers (up, smp, share), latprobe "
+                    "every PERIOD with WORK per request, e.g. 2ms,200us as balloonexp.py; "
+                    "prints the rows, no assertion")
     ap.add_argument("--closed", action="store_true",
                     help="only the two-VM balloon case, with a closed-loop (ping-pong) probe")
     ap.add_argument("--irs-nopb", action="store_true",
@@ -398,6 +402,16 @@ def main():
     seeds = list(range(1, 1 + (a.seeds or (2 if a.quick else 5))))
     if a.cap_sweep:
         cap_sweep(a.hvsim, seeds, "10s" if a.quick else "30s")
+        return
+    if a.probe:
+        global LATPROBE
+        period, work = a.probe.split(",")
+        LATPROBE = LATPROBE.replace("iowait 1ms", f"iowait {period}").replace(
+            "compute 50us", f"compute {work}")
+        rows = bal_rows(a.hvsim, seeds, "10s" if a.quick else "30s", kinds=("up", "smp", "share"))
+        bal_print(rows)
+        if a.markdown:
+            bal_markdown(rows)
         return
     if a.closed:
         rows = closed_share(a.hvsim, seeds, "10s" if a.quick else "30s")
