@@ -364,14 +364,15 @@ def bal_check(rows):
 
 def closed_share(hvsim, seeds, dur):
     """--closed: the two-VM case (§6.2.2) measured as its sockperf UDP
-    ping-pong client would: each request sent 1 ms after the previous reply
+    ping-pong client would: each request sent 1 ms (--probe) after the previous reply
     (hvsim `iowait 1ms closed`), so a stall delays one request instead of
     every request an open-loop timer issues meanwhile. Prints the rows; no
     assertion (docs/sched.md "The two-VM case against Xen's credit1")."""
     global LATPROBE
-    LATPROBE = LATPROBE.replace("iowait 1ms", "iowait 1ms closed")
+    period = LATPROBE.split("iowait ", 1)[1].split()[0]
+    LATPROBE = LATPROBE.replace(f"iowait {period}", f"iowait {period} closed")
     rows = bal_rows(hvsim, seeds, dur, kinds=("share",))
-    print("closed-loop probe (the next request 1 ms after the reply):")
+    print(f"closed-loop probe (the next request {period} after the reply):")
     bal_print(rows)
     return rows
 
@@ -392,7 +393,7 @@ def main():
     ap.add_argument("--probe", metavar="PERIOD,WORK",
                     help="only the balloon cases with Bochs' numbers (up, smp, share), latprobe "
                     "every PERIOD with WORK per request, e.g. 2ms,200us as balloonexp.py; "
-                    "prints the rows, no assertion")
+                    "prints the rows, no assertion; with --closed, that client's period and work")
     ap.add_argument("--closed", action="store_true",
                     help="only the two-VM balloon case, with a closed-loop (ping-pong) probe")
     ap.add_argument("--irs-nopb", action="store_true",
@@ -408,6 +409,7 @@ def main():
         period, work = a.probe.split(",")
         LATPROBE = LATPROBE.replace("iowait 1ms", f"iowait {period}").replace(
             "compute 50us", f"compute {work}")
+    if a.probe and not a.closed:
         rows = bal_rows(a.hvsim, seeds, "10s" if a.quick else "30s", kinds=("up", "smp", "share"))
         bal_print(rows)
         if a.markdown:
