@@ -84,9 +84,11 @@ def arm_run(arm, a):
     }[arm]
 
 
-def fields(text, name):
-    m = re.search(rf"^RESULT {name} (.*)$", text, re.M)
-    return dict(kv.split("=", 1) for kv in m[1].split()) if m else None
+def fields(text, name, last=False):
+    """A RESULT line's key=value pairs: the first such line (the last with
+    last=True: --vprof runs a 1 ms hog before the arm)."""
+    ms = re.findall(rf"^RESULT {name} (.*)$", text, re.M)
+    return dict(kv.split("=", 1) for kv in ms[-1 if last else 0].split()) if ms else None
 
 
 def segfaults(text):
@@ -129,6 +131,10 @@ def vprof_window(log):
             if hi > lo:
                 idle += hi - lo
                 longest = max(longest, hi - lo)
+    for t in since.values():   # still idle when the overlap ended
+        if b > max(t, a):
+            idle += b - max(t, a)
+            longest = max(longest, b - max(t, a))
     st = [sum(v.state_ns[k] for d in dumps for v in d.vcpus.values()) / 1e6 for k in range(4)]
     return dict(window_ms=max(b - a, 0) / 1e6, running=st[fmt.RUNNING], offline=st[fmt.OFFLINE],
                 idle=idle / 1e6, longest=longest / 1e6, lost=sum(d.lost for d in dumps))
@@ -186,7 +192,7 @@ def run_arm(arm, a, keep):
     lat = fields(text, "latprobe")
     if lat:
         lat.update(fields(text, "latprobe-io") or {})
-        lat["hog_loops"] = (fields(text, "hog") or {}).get("loops", "-")
+        lat["hog_loops"] = (fields(text, "hog", last=True) or {}).get("loops", "-")
     return ok, lat, fields(text, "balloon"), text
 
 
@@ -222,7 +228,7 @@ def run_share(arm, a, keep):
         lat = fields(t, "latprobe")
         if lat:
             lat.update(fields(t, "latprobe-io") or {})
-            lat["hog_loops"] = (fields(t, "hog") or {}).get("loops", "0")
+            lat["hog_loops"] = (fields(t, "hog", last=True) or {}).get("loops", "0")
             lats.append(lat)
         bals.append(fields(t, "balloon"))
     ok = p.returncode == 0 and len(lats) == 2
