@@ -7,22 +7,24 @@
 #                            the I/O task's timer, its p99 must beat vanilla's;
 #                            without the hog (io-balloon) the mode must turn WC
 #                            and the upcall must end the balloon's WC wait;
-#                            balloon-dg (balloon-d with sched_balloon_guard=25):
-#                            the guest must see the guard and rank the balloon
-#                            above compute (patch 0203);
+#                            balloon-dg (balloon-d with sched_balloon_guard=25)
+#                            and balloon-sg (balloon-s with it): the guest must
+#                            see the guard and rank the balloon above compute
+#                            (patch 0203), p99 10x below vanilla's;
 #                            then two VMs on one pCPU: a balloon with no sleep
 #                            timeout beside a hog VM, both must finish
-#                            (five Linux boots: in `make test`)
-#   make exp-balloon         all seven arms (io-only, io-balloon, vanilla, pv,
-#                            balloon-s, balloon-d, balloon-dg): p50/p99 wake-up
-#                            latency, throughput;
+#                            (six Linux boots: in `make test`)
+#   make exp-balloon         all eight arms (io-only, io-balloon, vanilla, pv,
+#                            balloon-s, balloon-d, balloon-sg, balloon-dg):
+#                            p50/p99 wake-up latency, throughput;
 #                            then the SMP case (4 vCPUs on 4 pCPUs, cap 200, a
 #                            latprobe task per vCPU, 4 hog threads) and two
 #                            uncapped 1-vCPU VMs sharing one pCPU (latprobe +
 #                            hog in each), arms io-only, vanilla, pv, balloon-s,
-#                            balloon-d, balloon-dg, both with --check: the SMP
-#                            guard arm must be within a request period of
-#                            io-only and 10x below vanilla; the two-VM runs are
+#                            balloon-d, balloon-sg, balloon-dg, both with
+#                            --check: the SMP guard arms must be within a
+#                            request period of io-only and 10x below vanilla;
+#                            the two-VM runs are
 #                            in a vProfile window (--vprof) and must leave the
 #                            pCPU idle at most 5% of it, never for a slice (their
 #                            latency claims print as XFAIL: credit1's BOOST
@@ -38,10 +40,10 @@ BALLOON_EXP := tools/linux/balloonexp.py
 BALLOON_ARGS ?=
 
 test-linux-balloon: linux-guest $(BUILD)/hv.elf
-	@$(PYTHON) $(BALLOON_EXP) --arms io-balloon,vanilla,balloon-d,balloon-dg --check --sleepy \
+	@$(PYTHON) $(BALLOON_EXP) --arms io-balloon,vanilla,balloon-d,balloon-dg,balloon-sg --check --sleepy \
 		--keep $(BUILD)/balloonexp/test $(BALLOON_ARGS)
 
-BALLOON_EXP_ARMS := io-only,vanilla,pv,balloon-s,balloon-d,balloon-dg
+BALLOON_EXP_ARMS := io-only,vanilla,pv,balloon-s,balloon-d,balloon-sg,balloon-dg
 exp-balloon: linux-guest $(BUILD)/hv.elf
 	@$(PYTHON) $(BALLOON_EXP) --keep $(BUILD)/balloonexp/exp $(BALLOON_ARGS)
 	@$(PYTHON) $(BALLOON_EXP) --vcpus 4 --arms $(BALLOON_EXP_ARMS) --check --timeout 1800 \

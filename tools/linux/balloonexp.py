@@ -12,6 +12,7 @@ Arms (one boot each, the same kernel and initramfs):
              compute (static priority inside the guest alone)
   balloon-s  balloon threads + static priority (seed 004 §4.4)
   balloon-d  balloon threads, all CFS, waking I/O keeps vruntime (§4.5)
+  balloon-sg balloon-s with the same guard (sched_balloon_guard=25 below)
   balloon-dg balloon-d with the hypervisor's NWC guard (sched_balloon_guard=25,
              docs/sched.md "Balloon mode"): near the refill, with the budget
              short, the guest ranks the balloon above compute (patch 0203)
@@ -26,7 +27,7 @@ and the balloon arms' p99 is below the vanilla arm's.
 hog. --share: two 1-vCPU VMs, uncapped, sharing one pCPU, each with latprobe
 (and the hog but in io-only); the row gives the worse VM's p99 and the sum
 of their throughput (seed 004 §6: the host stays work-conserving when SWC
-VMs share CPUs). With --check, balloon-dg must also be within one request
+VMs share CPUs). With --check, balloon-sg / balloon-dg must also be within one request
 period of io-only's p99 and 10x below vanilla's (the issue's claim); with
 --share these latency claims print as XFAIL (credit1's BOOST rule, as in
 Xen 4.5: docs/sched.md "The two-VM case against Xen's credit1").
@@ -56,9 +57,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from vprof_lib import fmt, frames  # noqa: E402
-ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d", "balloon-dg"]
+ARMS = ["io-only", "io-balloon", "vanilla", "pv", "balloon-s", "balloon-d", "balloon-sg",
+        "balloon-dg"]
 GUARD_PCT = 25   # sched_balloon_guard of balloon-dg (tools/sim/repro_pv.py's -g rows)
-ARM_HV = {"balloon-dg": f"sched_balloon_guard={GUARD_PCT}"}
+ARM_HV = {"balloon-dg": f"sched_balloon_guard={GUARD_PCT}",
+          "balloon-sg": f"sched_balloon_guard={GUARD_PCT}"}
+GUARDED = {"balloon-sg": "balloon-s", "balloon-dg": "balloon-d"}   # arm -> unguarded twin
+BALLOON_ARMS = ("balloon-s", "balloon-d", "balloon-sg", "balloon-dg")
 
 
 def hv_cmdline(arm, a):
@@ -80,6 +85,7 @@ def arm_run(arm, a):
         "pv": ([], f"balloon -s {hog} -- {lat}"),
         "balloon-s": ([], f"balloon -b -s {hog} -- {lat}"),
         "balloon-d": ([], f"balloon -b {hog} -- {lat}"),
+        "balloon-sg": ([], f"balloon -b -s {hog} -- {lat}"),
         "balloon-dg": ([], f"balloon -b {hog} -- {lat}"),
     }[arm]
 
@@ -382,7 +388,7 @@ def main():
             (xfails if a.share else errs).append(msg)
 
     if a.check:
-        for arm in ("balloon-s", "balloon-d", "balloon-dg"):
+        for arm in BALLOON_ARMS:
             lat, bal = rows.get(arm, (None, None))
             if arm not in rows:
                 continue
@@ -398,18 +404,20 @@ def main():
                 # VM's slice.)
                 errs.append(f"{arm}: mean balloon sleep {bal['sleep_ms']} ms / {bal['sleeps']} "
                             f"not below 2 periods: not woken by the I/O timer")
-        gb = rows.get("balloon-dg", (None, None))[1]
-        if "balloon-dg" in rows and gb and gb.get("on") == "1":
+        for ga, twin in GUARDED.items():
+            gb = rows.get(ga, (None, None))[1]
+            if ga not in rows or not gb or gb.get("on") != "1":
+                continue
             # The guard path (patch 0203): the guest saw balloon_guard in a
             # mode upcall and the scheduler put the balloon before compute.
             if int(gb.get("guard", 0)) == 0:
-                errs.append("balloon-dg: no mode upcall found balloon_guard set")
+                errs.append(f"{ga}: no mode upcall found balloon_guard set")
             elif int(gb.get("gpick", 0)) == 0:
-                errs.append("balloon-dg: the guard never put the balloon before another task")
-            lat_d, lat_g = rows.get("balloon-d", (None,))[0], rows["balloon-dg"][0]
+                errs.append(f"{ga}: the guard never put the balloon before another task")
+            lat_d, lat_g = rows.get(twin, (None,))[0], rows[ga][0]
             if lat_d and lat_g:
                 latency(int(lat_g["p99_ns"]) < int(lat_d["p99_ns"]),
-                        f"balloon-dg: p99 {lat_g['p99_ns']} ns not below balloon-d's "
+                        f"{ga}: p99 {lat_g['p99_ns']} ns not below {twin}'s "
                         f"{lat_d['p99_ns']} ns")
             # The issue's claim (seed 004 §6): p99 close to the I/O-only
             # reference (within one request period) and far (10x) below
@@ -417,11 +425,11 @@ def main():
             ref, van = rows.get("io-only", (None,))[0], rows.get("vanilla", (None,))[0]
             if lat_g and ref:
                 latency(int(lat_g["p99_ns"]) <= int(ref["p99_ns"]) + a.period_us * 1000,
-                        f"balloon-dg: p99 {lat_g['p99_ns']} ns not within a period of "
+                        f"{ga}: p99 {lat_g['p99_ns']} ns not within a period of "
                         f"io-only's {ref['p99_ns']} ns")
             if lat_g and van:
                 latency(int(van["p99_ns"]) >= 10 * int(lat_g["p99_ns"]),
-                        f"balloon-dg: p99 {lat_g['p99_ns']} ns not 10x below vanilla's "
+                        f"{ga}: p99 {lat_g['p99_ns']} ns not 10x below vanilla's "
                         f"{van['p99_ns']} ns")
         iob = rows.get("io-balloon", (None, None))[1]
         if "io-balloon" in rows and (not iob or int(iob.get("upcalls", 0)) == 0
@@ -431,7 +439,7 @@ def main():
         if van:
             if rows.get("vanilla", (None, {}))[1] and rows["vanilla"][1].get("on") != "0":
                 errs.append("vanilla: balloon=off did not turn the balloon off")
-            for arm in ("balloon-s", "balloon-d", "balloon-dg"):
+            for arm in BALLOON_ARMS:
                 lat = rows.get(arm, (None, None))[0]
                 if lat:
                     latency(int(lat["p99_ns"]) < int(van["p99_ns"]),
@@ -442,7 +450,7 @@ def main():
             # both VMs running a hog, any pCPU idle is idle while a
             # ballooning VM has work; transient idle only: at most 5% of
             # the windows' overlap, no stretch as long as a 30 ms slice.
-            for arm in ("balloon-s", "balloon-d", "balloon-dg"):
+            for arm in BALLOON_ARMS:
                 w = vprof_window(keep_root / arm / f"{arm}-serial.log") if arm in rows else None
                 if arm in rows and not w:
                     errs.append(f"{arm}: no vProfile dump")
