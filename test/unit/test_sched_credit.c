@@ -84,6 +84,57 @@ START_TEST(test_boost_only_on_wake)
 }
 END_TEST
 
+/*
+ * Xen credit1's BOOST rules (xen/common/sched_credit.c), which the two-VM
+ * balloon XFAIL rests on (docs/sched.md "The two-VM case against Xen's
+ * credit1"): csched_vcpu_wake BOOSTs a waking UNDER vCPU, a balloon sleeper
+ * too (Xen's unpause is a vcpu_wake), but returns at once for one already
+ * on a run queue; __runq_tickle preempts only a lower priority; the tick's
+ * demotion (csched_tick -> csched_vcpu_acct) raises no reschedule, so the
+ * demoted vCPU keeps the pCPU to its slice end while a BOOSTed waker waits.
+ */
+START_TEST(test_boost_rules_as_xen)
+{
+	struct sched_vcpu *a, *b;
+	stime_t until;
+
+	one_cpu_two_vcpus();
+	a = at(0, &until);
+	b = a == &V[0] ? &V[1] : &V[0];
+	sched_block(a, MS(1));
+	ck_assert_ptr_eq(at(MS(1), &until), b);
+	ck_assert_int_eq(sched_sleep(b, 0, MS(2)), 0);   /* balloon sleep */
+	ck_assert_ptr_null(at(MS(2), &until));
+	ck_assert(sched_wake(a, MS(3)));
+	ck_assert_ptr_eq(at(MS(3), &until), a);          /* BOOST */
+	ck_assert(!sched_timer_fire(&P, MS(10)));        /* tick: a demoted, no reschedule */
+	fkicks = 0;
+	ck_assert(sched_wake(b, MS(12)));                /* the sleeper's interrupt: BOOST */
+	ck_assert_int_eq(fkicks, 1);                     /* BOOST > UNDER: tickled */
+	ck_assert_ptr_eq(at(MS(12), &until), b);
+	/* Both BOOSTed: b (never caught by a tick) and a waking from a sleep. */
+	sched_block(b, MS(13));
+	ck_assert_ptr_eq(at(MS(13), &until), a);
+	ck_assert_int_eq(sched_sleep(a, 0, MS(14)), 0);
+	ck_assert_ptr_null(at(MS(14), &until));
+	ck_assert(sched_wake(b, MS(15)));
+	ck_assert_ptr_eq(at(MS(15), &until), b);         /* still BOOST, slice to 45 ms */
+	fkicks = 0;
+	ck_assert(sched_wake(a, MS(16)));                /* BOOST */
+	ck_assert_int_eq(fkicks, 0);                     /* but BOOST does not preempt BOOST */
+	ck_assert(!sched_timer_fire(&P, MS(20)));        /* tick: b demoted, no reschedule */
+	ck_assert(!sched_timer_fire(&P, MS(30)));        /* refill: none either */
+	ck_assert(!sched_timer_fire(&P, MS(40)));
+	ck_assert(sched_timer_fire(&P, MS(45)));         /* b's slice ends */
+	ck_assert_ptr_eq(at(MS(45), &until), a);         /* a waited 29 ms */
+	/* b, preempted, is RUNNABLE: its interrupt is no wake and no BOOST. */
+	fkicks = 0;
+	ck_assert(!sched_wake(b, MS(46)));
+	ck_assert_int_eq(fkicks, 0);
+	ck_assert_ptr_eq(at(MS(46), &until), a);
+}
+END_TEST
+
 /* Regression (seen in Bochs): four vCPUs of one VM spinning with PAUSE-loop
  * exits on one pCPU. Stale yield flags made the queue return the same
  * yielder for ever while the other three starved. Every vCPU must run. */
@@ -235,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, test_ratelimit);
 	tcase_add_test(tc, test_yield_no_starvation);
 	tcase_add_test(tc, test_boost_only_on_wake);
+	tcase_add_test(tc, test_boost_rules_as_xen);
 	tcase_add_test(tc, test_tslice_option);
 	tcase_add_test(tc, test_weight_runtime);
 	tcase_add_test(tc, test_cap_runtime);

@@ -209,8 +209,12 @@ enum step thread_step(struct sim *s, struct sim_thread *t)
 		case OP_IO_WAIT:
 			if (!t->io_fired) {
 				/* latprobe: requests arrive on a timer every op->a;
-				 * one that arrived while busy is served at once. */
-				stime_t tick = t->io_next ? t->io_next + op->a : s->now + op->a;
+				 * one that arrived while busy is served at once.
+				 * closed (op->b): a ping-pong client (sockperf, seed
+				 * 004 §6.2.2) sends the next request op->a after the
+				 * reply, so a stall delays one request, not all the
+				 * requests a timer would have issued meanwhile. */
+				stime_t tick = t->io_next && !op->b ? t->io_next + op->a : s->now + op->a;
 
 				t->io_next = tick;
 				if (tick > s->now) {

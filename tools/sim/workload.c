@@ -145,8 +145,9 @@ static int parse_prog_line(struct pctx *c, char **tok, int n)
 		add_op(p, OP_UNLOCK)->a = i;
 		return 0;
 	}
-	if (!strcmp(tok[0], "iowait") && n == 2) {
+	if (!strcmp(tok[0], "iowait") && (n == 2 || (n == 3 && !strcmp(tok[2], "closed")))) {
 		op = add_op(p, OP_IO_WAIT);
+		op->b = n == 3;   /* closed: the next request T after this one is served */
 		return parse_time(tok[1], &op->a) || !op->a ? perr(c, "bad time", tok[1]) : 0;
 	}
 	if (!strcmp(tok[0], "yield") && n == 1) {
