@@ -41,7 +41,6 @@ LOG_SYMBOLS = {"log_printf", "log_vprintf", "panic_at", "log_level"}
 # run loop, the pCPU loop and the routes). hv/vm <-> hv/vmx (issue 11) is
 # gone: hv/vmx reaches hv/vm only through what hv/vm registers at init.
 ALLOWED_CYCLES = [
-    ("hv/arch/x86/apic.c", "hv/arch/x86/isr.asm", "hv/arch/x86/trap.c"),
     ("hv/trace/dedicated_period.c", "hv/trace/spin.c", "hv/trace/vprof.c"),
     ("hv/sched/",),
     ("hv/vm/",),
