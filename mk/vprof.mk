@@ -64,7 +64,7 @@ $(VPROF_GUEST): $(GUEST_OUT)/vprof/vprof_pattern-64.elf64
 	@grub-file --is-x86-multiboot $@ || { echo "error: $@ is not multiboot1"; exit 1; }
 vprof-guest: $(VPROF_GUEST)
 test-vprof-system: $(VPROF_GUEST) all
-	@$(PYTHON) test/vprof/system_test.py --image $(VPROF_GUEST) --timeout 120 $(VPROF_SYSTEM_ARGS)
+	@$(PYTHON) test/system/run.py --suite vprof --image $(VPROF_GUEST) --timeout 120 $(VPROF_SYSTEM_ARGS)
 TEST_TARGETS += test-vprof-system
 .PHONY: vprof-guest test-vprof-system
 endif
