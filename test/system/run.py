@@ -108,7 +108,7 @@ def main(argv=None):
         rs = results[i * len(cases):(i + 1) * len(cases)]
         nbad = sum(1 for r in rs if r.problems) + (len(bad) if i == 0 else 0)
         failed_any |= nbad > 0
-        label = f' [{p}]' if p and len(passes) > 1 or opts.cmdline else ''
+        label = f' [{p}]' if p else ''
         print(f'{suite}{label}: {len(rs) - sum(1 for r in rs if r.problems)} passed, '
               f'{nbad} failed')
     return 1 if failed_any else 0
