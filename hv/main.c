@@ -126,6 +126,7 @@ void hv_main(uint32_t magic, uint32_t mbi)
 	fpu_host_init();
 	irq_register(VEC_STOP, stop_handler);
 	irq_register(VEC_WAKE, wake_handler);
+	irq_register(VEC_SPURIOUS, apic_spurious_irq);
 	pr_info("hv: research hypervisor %s\n", HV_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)mbi, &boot_info))
 		hv_exit(5, "bad-boot-info");

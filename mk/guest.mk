@@ -114,10 +114,11 @@ test-guest-load: guest-images $(GUEST_LOADCHECK)
 
 # Under the hypervisor (tools/hvrun, Bochs): every image, each VM ending as
 # expected, once with APIC virtualization and once without (apicv=on,off).
+# The cases: guest-shim/tests/guest_cases.py, run by the system-test runner.
 # GUEST_HV_ARGS e.g. --all, --cmdline "...", -k smp, -j 2; GUEST_HV_APICV=on.
 GUEST_HV_APICV ?= on,off
 test-guest-hv: guest-images $(GUEST_BENCH) all
-	@$(PYTHON) $(GUEST_DIR)/tests/run_hv.py --apicv $(GUEST_HV_APICV) $(GUEST_HV_ARGS)
+	@$(PYTHON) test/system/run.py --suite guest-hv --apicv $(GUEST_HV_APICV) $(GUEST_HV_ARGS)
 TEST_TARGETS += test-guest-hv
 
 .PHONY: guest-images test-guest-bare test-guest-load test-guest-hv

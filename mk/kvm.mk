@@ -13,18 +13,8 @@ $(BUILD)/linux/initramfs.cpio: $(BUILD)/linux/bin/kvmcheck
 $(BUILD)/linux/initramfs.cpio: LINUX_BINS += $(BUILD)/linux/bin/kvmcheck
 
 # Linux (2 vCPUs) under the hypervisor in Bochs runs kvmcheck; about 15 s.
-# apicv=off: PV EOI only saves exits without virtual-interrupt delivery (with
-# it the bit is never set), so this run checks that the guest's in-memory
-# EOIs are taken (the hypervisor's per-vCPU "pv-eois" count).
-KVM_PV_LINUX_CMDLINE := console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 \
-	idle=halt panic=-1 noxsave hv.run=kvmcheck,0,ipi hv.run=bartest,2,200,spin
+# The run and its checks: test/system/linux/kvm-pv.toml.
 test-kvm-pv: linux-guest $(BUILD)/hv.elf
-	@$(PYTHON) tools/hvrun --emu bochs --cpus 2 --mem 512M --bochs-cpu corei7_haswell_4770 \
-		--ips 50000000 --timeout 600 --quiet --hv $(BUILD)/hv.elf --cmdline apicv=off \
-		--vm 'kind=linux vcpus=2 mem=128M cmdline="$(KVM_PV_LINUX_CMDLINE)"' \
-		--image $(BUILD)/linux/bzImage --initrd $(BUILD)/linux/initramfs.cpio \
-		--expect 'TEST kvm-clock-msrs PASS' --expect 'TEST kvm-clock-monotonic PASS' \
-		--expect 'vcpu0: KVM PV EOI at gpa' --expect 'vcpu0 kvm-pv .* pv-eois [1-9]' \
-		--expect 'vcpu1 kvm-pv .* pv-eois [1-9]'
+	@$(PYTHON) test/system/run.py test/system/linux/kvm-pv.toml
 TEST_TARGETS += test-kvm-pv
 .PHONY: test-kvm-pv

@@ -43,12 +43,42 @@ struct vp_global {
 	struct vp_vm vm[VPROF_MAX_VMS];
 };
 
+/* record.c. The helpers below are inline so that the hooks (vprof.c), the
+ * detectors (spin.c) and dedicated mode (dedicated_period.c) all sit above
+ * the state and call none of each other's files back (tools/check_layers.py);
+ * the hooks inlined them before too. */
 extern struct vp_global vp_g;
 
-struct vp_vm *vp_vm_get(uint16_t vm);
-struct vp_acct *vp_acct_get(uint16_t vm, uint16_t vcpu);
-void vp_record(unsigned pcpu, uint16_t vm, uint16_t vcpu, uint8_t kind, uint8_t code,
-	       uint64_t arg, stime_t now);
+static inline void vp_bad_id(void)
+{
+	__atomic_fetch_add(&vp_g.bad_ids, 1, __ATOMIC_RELAXED);
+}
+
+static inline struct vp_vm *vp_vm_get(uint16_t vm)
+{
+	return vm < VPROF_MAX_VMS ? &vp_g.vm[vm] : NULL;
+}
+
+static inline struct vp_acct *vp_acct_get(uint16_t vm, uint16_t vcpu)
+{
+	if (vm >= VPROF_MAX_VMS || vcpu >= VPROF_MAX_VCPUS)
+		return NULL;
+	return &vp_g.vm[vm].vcpu[vcpu];
+}
+
+/* One timeline record in pCPU `pcpu`'s ring. */
+static inline void vp_record(unsigned pcpu, uint16_t vm, uint16_t vcpu, uint8_t kind,
+			     uint8_t code, uint64_t arg, stime_t now)
+{
+	struct vp_rec r = { .t = now, .arg = arg, .vm = vm, .vcpu = vcpu,
+			    .kind = kind, .code = code, .pcpu = (uint16_t)pcpu };
+
+	if (pcpu >= vp_g.npcpus) {
+		vp_bad_id();
+		return;
+	}
+	vp_ring_put(&vp_g.ring[pcpu], &r);
+}
 
 /* acct.c: accumulator updates, called with the VM lock held. */
 void vp_acct_reset(struct vp_acct *a, stime_t now);

@@ -1,81 +1,11 @@
 /* vProfile recorder (seed 001 §2): the hooks the scheduler core and the exit
- * dispatcher call, per-VM start/stop and the read-only views. Hot paths take
- * only the VM lock and the pCPU's ring lock and never allocate. */
+ * dispatcher call, and a VM's configuration. Hot paths take only the VM lock
+ * and the pCPU's ring lock and never allocate. The global state is record.c,
+ * its setup setup.c, per-VM start/stop profile.c, the read-only views
+ * stats.c. */
 #include "trace/internal.h"
-#include "lib/string.h"
 #include "errno.h"
 #include "log.h"
-
-struct vp_global vp_g;
-
-static void vp_bad_id(void)
-{
-	__atomic_fetch_add(&vp_g.bad_ids, 1, __ATOMIC_RELAXED);
-}
-
-struct vp_vm *vp_vm_get(uint16_t vm)
-{
-	return vm < VPROF_MAX_VMS ? &vp_g.vm[vm] : NULL;
-}
-
-struct vp_acct *vp_acct_get(uint16_t vm, uint16_t vcpu)
-{
-	if (vm >= VPROF_MAX_VMS || vcpu >= VPROF_MAX_VCPUS)
-		return NULL;
-	return &vp_g.vm[vm].vcpu[vcpu];
-}
-
-void vp_record(unsigned pcpu, uint16_t vm, uint16_t vcpu, uint8_t kind, uint8_t code,
-	       uint64_t arg, stime_t now)
-{
-	struct vp_rec r = { .t = now, .arg = arg, .vm = vm, .vcpu = vcpu,
-			    .kind = kind, .code = code, .pcpu = (uint16_t)pcpu };
-
-	if (pcpu >= vp_g.npcpus) {
-		vp_bad_id();
-		return;
-	}
-	vp_ring_put(&vp_g.ring[pcpu], &r);
-}
-
-size_t vprof_mem_size(unsigned npcpus, size_t recs_per_pcpu)
-{
-	return (size_t)npcpus * recs_per_pcpu * sizeof(struct vp_rec);
-}
-
-int vprof_init(unsigned npcpus, void *mem, size_t len)
-{
-	size_t per;
-
-	if (npcpus == 0 || npcpus > VPROF_MAX_PCPUS || !mem || !IS_ALIGNED((uintptr_t)mem, 8))
-		return trace_error(-EINVAL);
-	per = len / npcpus / sizeof(struct vp_rec);
-	if (per == 0)
-		return trace_error(-EINVAL);
-	if (per > UINT32_MAX)
-		per = UINT32_MAX;
-	memset(&vp_g, 0, sizeof(vp_g));
-	vp_ded_reset();
-	vp_spin_reset();
-	vp_g.npcpus = npcpus;
-	for (unsigned v = 0; v < VPROF_MAX_VMS; v++)
-		for (unsigned c = 0; c < VPROF_MAX_VCPUS; c++)
-			vp_g.vm[v].vcpu[c].s.state = VP_OFFLINE;   /* until the core says */
-	for (unsigned i = 0; i < npcpus; i++)
-		vp_ring_init(&vp_g.ring[i], (struct vp_rec *)mem + i * per, (uint32_t)per);
-	return 0;
-}
-
-void vprof_set_sink(vprof_sink_t sink, void *ctx)
-{
-	vp_g.sink_ctx = ctx;
-	vp_g.sink = sink;
-}
-
-void vprof_set_exit_trace(bool on)
-{
-	WRITE_ONCE(vp_g.exit_trace, on);
-}
 
 int vprof_vm_config(uint16_t vm, uint16_t nvcpus, bool may_dedicate)
 {
@@ -212,9 +142,4 @@ void vprof_pmu_add(unsigned pcpu, uint16_t vm, uint16_t vcpu,
 	if (v->on)
 		vprof_pmu_fold(pcpu, vm, vcpu, a, s, now);
 	spin_unlock(&v->lock);
-}
-
-uint64_t vprof_bad_ids(void)
-{
-	return __atomic_load_n(&vp_g.bad_ids, __ATOMIC_RELAXED);
 }

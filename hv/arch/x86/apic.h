@@ -3,6 +3,8 @@
 #define HV_ARCH_X86_APIC_H
 #include "types.h"
 
+struct trap_frame;
+
 void apic_init(bool bsp);                 /* enable on this CPU */
 uint32_t apic_id(void);
 bool apic_is_x2apic(void);
@@ -14,4 +16,5 @@ void apic_stop_others(void);              /* VEC_STOP to all but self */
 void apic_ipi_others(uint8_t vector);     /* a fixed IPI to all but self */
 void apic_timer_oneshot(uint64_t tsc_deadline);  /* 0 = cancel */
 void apic_calibrate(void);                /* BSP, against the PIT */
+void apic_spurious_irq(struct trap_frame *f);   /* VEC_SPURIOUS: no EOI */
 #endif

@@ -1,6 +1,8 @@
-/* Host IDT and exception reporting. An exception in the hypervisor itself is
- * corrupted host state: dump the frame and panic, unless the instruction is
- * listed in the exception table (arch/x86/extable.h). */
+/* Host interrupt and exception dispatch: isr.asm's stubs call trap_dispatch,
+ * which runs the vector's registered handler (the IDT that points at the stubs
+ * is idt.c). An exception in the hypervisor itself is corrupted host state:
+ * dump the frame and panic, unless the instruction is listed in the exception
+ * table (arch/x86/extable.h). */
 #include "arch/x86/trap.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
@@ -8,41 +10,12 @@
 #include "arch/x86/extable.h"
 #include "log.h"
 
-struct idt_entry {
-	uint16_t off0, sel;
-	uint8_t ist, type;
-	uint16_t off1;
-	uint32_t off2, rsvd;
-} __packed;
-_Static_assert(sizeof(struct idt_entry) == 16, "IDT gate layout (SDM §6.14.1)");
-
-extern const uint64_t isr_table[256];
-static struct idt_entry idt[256] __aligned(16);
 static irq_handler_fn handlers[256];
 
 static const char *const exc_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "#09", "#TS", "#NP",
 	"#SS", "#GP", "#PF", "#15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
 };
-
-void idt_init(void)
-{
-	for (int v = 0; v < 256; v++) {
-		uint64_t a = isr_table[v];
-		idt[v] = (struct idt_entry){
-			.off0 = (uint16_t)a, .sel = 0x08, .type = 0x8e,
-			.off1 = (uint16_t)(a >> 16), .off2 = (uint32_t)(a >> 32),
-			/* NMI, #DF and #MC run on a known-good stack (IST1). */
-			.ist = (v == 2 || v == 8 || v == 18) ? 1 : 0,
-		};
-	}
-}
-
-void idt_load(void)
-{
-	struct { uint16_t limit; uint64_t base; } __packed d = { sizeof(idt) - 1, (uint64_t)idt };
-	__asm__ volatile("lidt %0" : : "m"(d));
-}
 
 void irq_register(unsigned vector, irq_handler_fn fn)
 {
