@@ -665,6 +665,7 @@ def ple_figs(d, spinner, holder):
     t1 = run_intervals(d, spinner)[0][0]    # the spinner's first run
     hold = sum(b - max(a, t1) for a, b in run_intervals(d, holder) if b > t1)
     return types.SimpleNamespace(spin_run=s.state_ns[fmt.RUNNING] / 1e6, hold_run=hold / 1e6,
+                                 spin=s.spin_ns / 1e6,
                                  ple=len(_events(d, "PLE")), first=runs[0] if runs else 0.0,
                                  per_exit=_med(runs[1:]) if len(runs) > 1 else None,
                                  window=d.window_ns / 1e6)
@@ -733,7 +734,9 @@ def preempt_text(pr):
         cal = " (calibration)" if tag == PLE_ARMS[0][0] else ""
         prow.append(f"| {tag}{cal} | {bv.ple} / {sv.ple} | {bv.spin_run:.2f} / "
                     f"{sv.spin_run:.2f} | {_rel(sv.spin_run, bv.spin_run)} | "
-                    f"{bv.hold_run:.2f} / {sv.hold_run:.2f} | {_rel(sv.hold_run, bv.hold_run)} |")
+                    f"{bv.hold_run:.2f} / {sv.hold_run:.2f} | {_rel(sv.hold_run, bv.hold_run)} | "
+                    f"{bv.spin:.2f} / {sv.spin:.2f} | "
+                    f"{_rel(sv.spin, bv.spin) if bv.ple else 'not compared'} |")
     bd, sd = pr.dp["dp"][0], pr.dp["dp"][1]
     bn, sn = pr.dp["nodp"][0], pr.dp["nodp"][1]
     dp_order = (_order(bd.preempt, bn.preempt) == _order(sd.preempt, sn.preempt))
@@ -779,8 +782,14 @@ def preempt_text(pr):
         "first exit: the guest's way into its loop, then the first window) less that "
         f"`ple`, as a compute before the spin ({pr.first_us:.1f} us); the timer latency; the "
         "window's length.", "",
-        "| arm | PLE exits | spinner running ms | vs Bochs | holder running ms | vs Bochs |",
-        "|---|---:|---:|---:|---:|---:|"] + prow + [
+        "| arm | PLE exits | spinner running ms | vs Bochs | holder running ms | vs Bochs | "
+        "spinner's spin ms (vProfile) | vs Bochs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|"] + prow + [
+        "",
+        "Spin: hvsim knows every spinning instant; the hypervisor's vProfile credits spinning "
+        "at each PAUSE-loop exit, at most the PLE window's worth before it (hv/trace/spin.c), "
+        "so with PLE off it sees none (not compared) and with PLE on it sees the spin between "
+        "exits, which is what hvsim's spinner does once its first compute is over.",
         "",
         f"Ordering of the arms by the spinner's running time (wasted spin; a difference under "
         f"{100 * TIE:.0f}% is a tie): agrees for {len(pairs) - len(bad)} of {len(pairs)} "
@@ -870,7 +879,11 @@ LEFT_OUT = [
     "window (section 4).",
     "- Spinning as Bochs's vProfile sees it: without PAUSE (the gang-spin guest) Bochs has no "
     "detector (no PLE exit, no PMU), so spin is not compared.",
-    "- The console output and profile hypercalls at the windows' edges.", ""]
+    "- The console output and profile hypercalls at the windows' edges.", "",
+    "Not in this table yet: IRS (seed 000, `make exp-irs`, 4-vCPU Linux guest on 4 Bochs "
+    "pCPUs). Its Bochs figures move by up to a factor of 1.5 between samples that differ "
+    "only in timing (docs/sched.md \"Three arms\"), so a row needs several samples per "
+    "cell, and the experiment was being changed in parallel (issue 14).", ""]
 
 
 def run(hvsim, out_dir, iters=40, works=(8000, 9000, 10000, 11000, 12000), hog_ms=2000,
