@@ -338,7 +338,15 @@ def cosched_text(cs, timer_ns):
         "whole 30 ms slice, so it cannot be calibrated away; the pairs it swaps are listed "
         "above. After the first signal (last column) the co-scheduling mechanism itself is "
         "compared, but the progress made during the lead-in differs, so that column is only "
-        "a guide. Against credit, the question a user asks of co-scheduling (does it help "
+        "a guide. One measured input was tried and not kept: each pCPU's slice phase (in the "
+        "cs run p0's slices end 0.37 ms before p1's, so p1 ends the operation at its slice "
+        "end while p0 has just given `par`'s vCPU 0 a new slice, which it spins alone; both "
+        "hog vCPUs wait on p1's runqueue, so nothing takes p0 until one is stolen 30 ms "
+        "later). Given to hvsim as a hold of the later pCPU's first decision, it moved the "
+        "medians to cs -14.0%, pcs -0.5%, gang and cds -0.7%, relaxed +0.8%, but bcs +15.0%, "
+        "credit -15.7% and section 1 +5.6%, 14 of 21 pairs: a hold leaves the pCPU idle "
+        "where Bochs's ran a vCPU, and hvsim has no way to start a pCPU mid-slice. "
+        "Against credit, the question a user asks of co-scheduling (does it help "
         "this VM?), both sides agree for every policy: gang, cs, cds, pcs and bcs finish "
         "`par` well before credit, relaxed after it.", ""]
 
