@@ -92,6 +92,21 @@ def main():
     bal = [ln for ln in text.splitlines() if ln.startswith("| tail_latency (balloon)")]
     check("auto: the balloon scenario compared on I/O p99", len(bal) == 1 and
           "I/O p99 us" in bal[0] and bal[0].rstrip().endswith("| met |"), text)
+    # Simulator vs Bochs, the Linux rows (docs/results/sim-vs-bochs.md section 3):
+    # hvsim against the saved Bochs figures, no Bochs needed; twice, identical.
+    from exp_lib import simbochs
+    secs = [simbochs.balloon(a.hvsim, os.path.join(a.tmp, x), simbochs.LINUX_RESULT)
+            for x in ("sa", "sb")]
+    check("sim-vs-bochs: Linux rows twice, identical", secs[0][0] == secs[1][0])
+    bal = secs[0][1]
+    check("sim-vs-bochs: balloon rows from the saved Bochs result", bal is not None and
+          set(bal.res) == {arm for arm, *_ in simbochs.BAL_ARMS})
+    if bal:
+        far = [arm for arm in ("vanilla", "balloon-d")
+               if abs(bal.res[arm].s99 - bal.res[arm].b99) > 0.10 * bal.res[arm].b99]
+        check("sim-vs-bochs: vanilla and balloon-d p99 within 10% of Bochs", not far, str(far))
+        check("sim-vs-bochs: every balloon arm below vanilla on both sides",
+              bal.agree_v == bal.n_v, f"{bal.agree_v} of {bal.n_v}")
     print(f"test-exp: {'all passed' if not FAILS else 'FAILED: ' + ', '.join(FAILS)}")
     return 1 if FAILS else 0
 

@@ -216,10 +216,17 @@ enum step thread_step(struct sim *s, struct sim_thread *t)
 				 * requests a timer would have issued meanwhile. */
 				stime_t tick = t->io_next && !op->b ? t->io_next + op->a : s->now + op->a;
 
+				/* restart (guest-shim/linux/src/latprobe.c): a
+				 * request served after the next deadline passed
+				 * restarts the schedule from now (one late
+				 * request per overrun, not a queue of them). */
+				if (op->mode && t->io_next && s->now > tick)
+					tick = s->now + op->a;
 				t->io_next = tick;
-				if (tick > s->now) {
+				if (tick + s->io_lat > s->now) {
 					t->state = T_SLEEP;
-					simq_push(&s->q, tick, EV_THREAD_WAKE, t->idx, ++t->wake_gen);
+					simq_push(&s->q, tick + s->io_lat, EV_THREAD_WAKE, t->idx,
+						  ++t->wake_gen);
 					return LEFT_CPU;
 				}
 				t->io_fired = tick;

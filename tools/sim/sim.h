@@ -39,7 +39,8 @@ enum sim_op_kind {
 	OP_YIELD,          /* hypercall yield */
 	OP_LOOP,           /* a = count (0 = forever) */
 	OP_END,            /* end of loop body */
-	OP_IO_WAIT,        /* a = period: wait for the thread's next I/O timer tick (latprobe) */
+	OP_IO_WAIT,        /* a = period: wait for the thread's next I/O timer tick (latprobe);
+	                    * mode 1 (`restart`): a late request restarts the schedule */
 };
 enum sim_wait_mode { WAIT_SPIN, WAIT_BLOCK, WAIT_SPIN_BLOCK };
 
@@ -207,6 +208,9 @@ struct sim {
 				   * started this long before the VMs, as hv boot does */
 	stime_t timer_lat;        /* `timer_latency`: a pCPU timer fires this late (hv: the
 				   * timer exit and the way to the scheduler's clock read) */
+	stime_t io_lat;           /* `io_latency`: an I/O timer's request reaches its
+				   * thread this late (the guest's interrupt and wake-up
+				   * path; 0 = at once, the default) */
 	stime_t gbal_period;      /* guest periodic load balancing (`guest_balance`) */
 	stime_t warmup;           /* I/O latencies are recorded from then on (`warmup`) */
 	stime_t ple;              /* PLE window as spin time; 0 = no PLE exits */

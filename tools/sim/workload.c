@@ -145,9 +145,11 @@ static int parse_prog_line(struct pctx *c, char **tok, int n)
 		add_op(p, OP_UNLOCK)->a = i;
 		return 0;
 	}
-	if (!strcmp(tok[0], "iowait") && (n == 2 || (n == 3 && !strcmp(tok[2], "closed")))) {
+	if (!strcmp(tok[0], "iowait") && (n == 2 || (n == 3 && (!strcmp(tok[2], "closed") ||
+							     !strcmp(tok[2], "restart"))))) {
 		op = add_op(p, OP_IO_WAIT);
-		op->b = n == 3;   /* closed: the next request T after this one is served */
+		op->b = n == 3 && !strcmp(tok[2], "closed");     /* the next request T after this one is served */
+		op->mode = n == 3 && !strcmp(tok[2], "restart"); /* restart: the Linux latprobe's schedule */
 		return parse_time(tok[1], &op->a) || !op->a ? perr(c, "bad time", tok[1]) : 0;
 	}
 	if (!strcmp(tok[0], "yield") && n == 1) {
@@ -476,6 +478,8 @@ static int parse_line(struct pctx *c, char **tok, int n)
 		return parse_time(tok[1], &s->t0) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "acct_offset") && n == 2)
 		return parse_time(tok[1], &s->acct_off) ? perr(c, "bad time", tok[1]) : 0;
+	if (!strcmp(tok[0], "io_latency") && n == 2)
+		return parse_time(tok[1], &s->io_lat) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "timer_latency") && n == 2)
 		return parse_time(tok[1], &s->timer_lat) ? perr(c, "bad time", tok[1]) : 0;
 	if (!strcmp(tok[0], "switch") && n >= 3) {
