@@ -24,17 +24,21 @@ void vprof_plat_exit(struct vcpu *v, uint32_t reason);
 /* vm/vcpu_exit.c, issue 18: an HLT or interrupt-window exit while the VID
  * gate holds a vector back (v->vid_window); `act` is what the handler
  * would return otherwise. Reached from vmx/exit.c through vmx_vm_ops. */
-enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act);
-enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v);
+enum exit_action vcpu_vid_gate_reenter(struct vmx_vcpu *v, uint32_t reason, enum exit_action act);
+enum exit_action vcpu_hlt_deliver_reenter(struct vmx_vcpu *v);
 
 /* vm/vcpu_exit.c: entry.asm's vmx_exit_handler (vmx/entry.h). */
 int vcpu_exit_handle(struct guest_regs *regs);
 
-/* Routes: hv/vm's handlers in hv/vmx's table. */
-enum exit_action exit_io(struct vcpu *v, struct exit_info *x);       /* vm/io.c */
-enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x);    /* vm/vcpu_pmu.c */
-enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x);   /* vm/mmio.c */
-enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x);     /* vm/mmio.c */
+/* Routes: hv/vm's handlers in hv/vmx's table. They get hv/vmx's part of
+ * the vCPU (vcpu_of() gives the vCPU: no instruction, it is at offset 0). */
+enum exit_action exit_io(struct vmx_vcpu *v, struct exit_info *x);       /* vm/io.c */
+enum exit_action exit_rdpmc(struct vmx_vcpu *v, struct exit_info *x);    /* vm/vcpu_pmu.c */
+enum exit_action exit_ept_violation(struct vmx_vcpu *v, struct exit_info *x);   /* vm/mmio.c */
+enum exit_action exit_apic_access(struct vmx_vcpu *v, struct exit_info *x);     /* vm/mmio.c */
+enum exit_action exit_vmcall(struct vmx_vcpu *v, struct exit_info *x);      /* vm/vmcall.c */
+enum exit_action exit_eoi_induced(struct vmx_vcpu *v, struct exit_info *x); /* vm/apic_exit.c */
+enum exit_action exit_apic_write(struct vmx_vcpu *v, struct exit_info *x);  /* vm/apic_exit.c */
 
 /* Count the exit (per vCPU, per reason, and in vProfile when v's VM is
  * profiled: one flag read otherwise) and call its handler. Inline: it sits
@@ -52,6 +56,6 @@ static inline enum exit_action exit_dispatch(struct vcpu *v, uint32_t raw_reason
 	v->exits[x.reason]++;
 	x.qual = vmx_exit_qual();
 	x.insn_len = vmx_exit_insn_len();
-	return exit_handlers[x.reason](v, &x);
+	return exit_handlers[x.reason](&v->vmx, &x);
 }
 #endif

@@ -5,8 +5,10 @@
 #include "vmx/vmcs.h"
 #include "vmx/exit_reasons.h"
 
-/* hv/vm's vCPU (vm/vcpu.h): handlers get it as an opaque pointer here. */
-struct vcpu;
+/* Handlers get hv/vmx's part of a vCPU (vmx/vcpu.h), embedded in hv/vm's
+ * struct vcpu (issue 11). */
+struct vmx_vcpu;
+struct vmx_vm;
 struct guest_regs;
 
 /* What the run loop does after a handler. */
@@ -26,7 +28,7 @@ struct exit_info {
 	uint32_t insn_len;
 };
 
-typedef enum exit_action (*exit_handler_fn)(struct vcpu *v, struct exit_info *x);
+typedef enum exit_action (*exit_handler_fn)(struct vmx_vcpu *v, struct exit_info *x);
 
 /* Handler per basic reason: hv/vmx's own, the routes hv/vm adds with
  * vmx_exit_route() at init (port I/O, MMIO, RDPMC: vm/exit_route.c), and
@@ -44,19 +46,21 @@ void vmx_exit_route(uint32_t reason, exit_handler_fn fn);
  * instructions). */
 struct vmx_vm_ops {
 	/* End v's VM (vm_stop) with a VM_STOP_* status (vm_status.h). */
-	void (*stop)(struct vcpu *v, int status, const char *why);
+	void (*stop)(struct vmx_vcpu *v, int status, const char *why);
 	/* Issue 18: an HLT or interrupt-window exit while the VID gate holds a
 	 * vector back (v->vid_window); `act` is what the handler would return
 	 * otherwise (vm/vcpu_exit.c vcpu_vid_gate_reenter). */
-	enum exit_action (*vid_gate_reenter)(struct vcpu *v, uint32_t reason,
+	enum exit_action (*vid_gate_reenter)(struct vmx_vcpu *v, uint32_t reason,
 					     enum exit_action act);
 	/* Issue 18: an HLT exit without the VID gate while RVI is deliverable
 	 * (apicv_rvi_deliverable): EXIT_REENTERED or EXIT_BLOCK
 	 * (vm/vcpu_exit.c vcpu_hlt_deliver_reenter). */
-	enum exit_action (*hlt_deliver_reenter)(struct vcpu *v);
+	enum exit_action (*hlt_deliver_reenter)(struct vmx_vcpu *v);
 	/* The MSR_H_KVM case of the MSR emulation: 0 or -EINVAL (#GP)
 	 * (vm/kvm_pv_vcpu.c kvm_pv_msr). */
-	int (*kvm_msr)(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
+	int (*kvm_msr)(struct vmx_vcpu *v, uint32_t msr, bool write, uint64_t *val);
+	/* Has the VM of vm ended (vm_stop)? Cold: APICv reuses a dead VM's slot. */
+	bool (*vm_dead)(const struct vmx_vm *vm);
 };
 extern struct vmx_vm_ops vmx_vm_ops;
 
@@ -88,12 +92,12 @@ static inline bool exit_guest_64bit(void)
 	return vmcs_read32(VMCS_GUEST_CS_AR) & BIT(13);
 }
 /* Queue an exception for the next entry (with error code when has_err). */
-void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err);
+void vcpu_queue_exception(struct vmx_vcpu *v, uint8_t vector, bool has_err, uint32_t err);
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
-enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why);
+enum exit_action exit_fail(struct vmx_vcpu *v, struct exit_info *x, const char *why);
 
 /* hv/vmx's handlers, named by the exit table (vmx/exit_table.c). */
-#define EXIT_HANDLER(name) enum exit_action name(struct vcpu *v, struct exit_info *x)
+#define EXIT_HANDLER(name) enum exit_action name(struct vmx_vcpu *v, struct exit_info *x)
 /* vmx/exit.c: exits that are the CPU's only. */
 EXIT_HANDLER(exit_unhandled);
 EXIT_HANDLER(exit_nothing);
@@ -105,14 +109,11 @@ EXIT_HANDLER(exit_hlt);
 EXIT_HANDLER(exit_inject_ud);
 EXIT_HANDLER(exit_invalid_state);
 EXIT_HANDLER(exit_pause);
-EXIT_HANDLER(exit_eoi_induced);
-EXIT_HANDLER(exit_apic_write);
 EXIT_HANDLER(exit_wbinvd);
 EXIT_HANDLER(exit_xsetbv);
-/* vmx/exit_misc.c: CPUID, MSRs, VMCALL, CR access. */
+/* vmx/exit_misc.c: CPUID, MSRs, CR access. */
 EXIT_HANDLER(exit_rdmsr);
 EXIT_HANDLER(exit_wrmsr);
-EXIT_HANDLER(exit_vmcall);
 EXIT_HANDLER(exit_cpuid);
 EXIT_HANDLER(exit_cr_access);
 #undef EXIT_HANDLER

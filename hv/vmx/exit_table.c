@@ -1,14 +1,15 @@
 /* The exit table (SDM vol. 3 App. C "VMX Basic Exit Reasons"): one handler
  * per basic reason. hv/vmx's handlers are in exit.c (CPU-only exits) and
- * exit_misc.c (CPUID, MSRs, CR access, VMCALL); hv/vm adds its routes (port
- * I/O, MMIO, RDPMC) with vmx_exit_route() at init (vm/exit_route.c). Apart
+ * exit_misc.c (CPUID, MSRs, CR access); hv/vm adds its routes (port I/O,
+ * MMIO, RDPMC, VMCALL, EOI-induced and APIC-write exits) with
+ * vmx_exit_route() at init (vm/exit_route.c). Apart
  * from the handlers so that the handler files do not depend on each other
  * both ways (tools/check_layers.py). */
 #include "vmx/exit.h"
 
 /* Every slot holds a handler (no NULL test on the hot path): the range
  * default first, then the real ones override it; hv/vm adds its routes
- * (port I/O, MMIO, RDPMC) with vmx_exit_route() at init. */
+ * with vmx_exit_route() at init. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
@@ -20,7 +21,6 @@ exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
 	[EXIT_REASON_CPUID] = exit_cpuid,
 	[EXIT_REASON_HLT] = exit_hlt,
-	[EXIT_REASON_VMCALL] = exit_vmcall,
 	[EXIT_REASON_VMCLEAR] = exit_inject_ud,
 	[EXIT_REASON_VMLAUNCH] = exit_inject_ud,
 	[EXIT_REASON_VMPTRLD] = exit_inject_ud,
@@ -40,8 +40,6 @@ exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
 	[EXIT_REASON_PAUSE] = exit_pause,
 	[EXIT_REASON_TPR_BELOW_THRESHOLD] = exit_nothing,   /* re-evaluated before entry */
-	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
-	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
 	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
 	[EXIT_REASON_INVD] = exit_wbinvd,

@@ -8,6 +8,7 @@
 #include "compiler.h"
 
 struct vcpu;
+struct vmx_vcpu;
 struct vintc;
 
 /* MSRs (msr.rst). 0x11/0x12 are the deprecated aliases of 0x4b564d00/01. */
@@ -180,7 +181,7 @@ int kvm_pv_apic_to_vcpu(struct vintc *ic, uint64_t apic_id);
 
 /* ---- vCPU part (kvm_pv_vcpu.c), for the integrator ---- */
 /* The MSR_H_KVM case of msr_emulate(): 0 or -EINVAL (#GP). */
-int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
+int kvm_pv_msr(struct vmx_vcpu *v, uint32_t msr, bool write, uint64_t *val);
 /* Schedule-in of v on this pCPU, before it enters the guest: refresh kvmclock,
  * clear `preempted` and latch a requested TLB flush. */
 void kvm_pv_vcpu_sched_in(struct vcpu *v);
