@@ -1,11 +1,13 @@
-/* hv/vm's side of the exit table (issue 11; vm/exit_route.h): the routes it
- * registers in hv/vmx, the hooks hv/vmx's handlers call, and the slow
- * dispatch of malformed exit reasons. */
+/* hv/vm's side of the exit path (issue 11; vm/exit_route.h): the hooks
+ * hv/vmx calls, registered const (vmx_vm_ops), their boot check, and the
+ * slow dispatch of malformed exit reasons. The exit table is
+ * vm/exit_table.c. */
 #include "vm/exit_route.h"
 #include "vm/vm.h"
 #include "vmx/entry.h"
 #include "vmx/kvm_pv.h"
 #include "vm_status.h"
+#include "log.h"
 
 static void route_stop(struct vmx_vcpu *vx, int status, const char *why)
 {
@@ -17,21 +19,20 @@ static bool route_vm_dead(const struct vmx_vm *x)
 	return READ_ONCE(container_of(x, struct vm, vmx)->state) == VM_DEAD;
 }
 
-void vm_exit_routes_init(void)
+VMX_VM_OPS_REGISTER = {
+	.exit = vcpu_exit_handle,
+	.stop = route_stop,
+	.vid_gate_reenter = vcpu_vid_gate_reenter,
+	.hlt_deliver_reenter = vcpu_hlt_deliver_reenter,
+	.kvm_msr = kvm_pv_msr,
+	.vm_dead = route_vm_dead,
+};
+
+void vm_exit_routes_check(void)
 {
-	vmx_exit_route(EXIT_REASON_IO, exit_io);
-	vmx_exit_route(EXIT_REASON_EPT_VIOLATION, exit_ept_violation);
-	vmx_exit_route(EXIT_REASON_APIC_ACCESS, exit_apic_access);
-	vmx_exit_route(EXIT_REASON_RDPMC, exit_rdpmc);   /* only with a host PMU in use */
-	vmx_exit_route(EXIT_REASON_VMCALL, exit_vmcall);
-	vmx_exit_route(EXIT_REASON_EOI_INDUCED, exit_eoi_induced);
-	vmx_exit_route(EXIT_REASON_APIC_WRITE, exit_apic_write);
-	vmx_vm_ops.stop = route_stop;
-	vmx_vm_ops.vid_gate_reenter = vcpu_vid_gate_reenter;
-	vmx_vm_ops.hlt_deliver_reenter = vcpu_hlt_deliver_reenter;
-	vmx_vm_ops.kvm_msr = kvm_pv_msr;
-	vmx_vm_ops.vm_dead = route_vm_dead;
-	vmx_exit_handler = vcpu_exit_handle;
+	if (__stop_hv_vmx_vm_ops - __start_hv_vmx_vm_ops != 1)
+		panic("vmx_vm_ops: %ld registered, want 1", (long)(__stop_hv_vmx_vm_ops -
+								  __start_hv_vmx_vm_ops));
 }
 
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)

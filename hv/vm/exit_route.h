@@ -1,19 +1,23 @@
 /* The exit path's routing on hv/vm's side (issue 11): hv/vmx decodes an exit
  * and handles what is only the CPU's (vmx/exit.c); hv/vm counts the exit,
- * dispatches it through hv/vmx's table and owns the routes that reach
- * devices, the scheduler and VM stop (vm/io.c, vm/mmio.c, vm/vcpu_pmu.c).
- * The calls go from hv/vm down to hv/vmx; hv/vmx reaches hv/vm only through
- * what vm_exit_routes_init() registers (vmx_exit_route, vmx_vm_ops,
- * vmx_exit_handler). */
+ * dispatches it through its const exit table (vm/exit_table.c) and owns
+ * the routes that reach devices, the scheduler and VM stop (vm/io.c,
+ * vm/mmio.c, vm/vcpu_pmu.c, vm/vmcall.c, vm/apic_exit.c). The calls go from
+ * hv/vm down to hv/vmx; hv/vmx reaches hv/vm only through the const
+ * struct vmx_vm_ops hv/vm registers (vm/exit_route.c, vmx/exit.h). */
 #ifndef HV_VM_EXIT_ROUTE_H
 #define HV_VM_EXIT_ROUTE_H
 #include "vm/vcpu.h"
 #include "vmx/exit.h"
 #include "vmx/vcpu_state.h"
 
-/* BSP, before any vCPU runs (vm_create_all): fill hv/vmx's exit table with
- * hv/vm's handlers and the hooks of vmx_vm_ops and entry.asm. */
-void vm_exit_routes_init(void);
+/* Handler per basic reason (vm/exit_table.c): hv/vmx's, hv/vm's routes,
+ * exit_unhandled for the reasons without one. Const: read-only memory. */
+extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
+
+/* BSP, before any vCPU runs (vm_create_all): exactly one vmx_vm_ops is
+ * registered (panics otherwise). */
+void vm_exit_routes_check(void);
 
 /* exit_dispatch() for a raw reason with any bit above the basic reason set
  * (VM-entry failure, enclave mode, ...) or out of range: stops the VM or
@@ -27,7 +31,7 @@ void vprof_plat_exit(struct vcpu *v, uint32_t reason);
 enum exit_action vcpu_vid_gate_reenter(struct vmx_vcpu *v, uint32_t reason, enum exit_action act);
 enum exit_action vcpu_hlt_deliver_reenter(struct vmx_vcpu *v);
 
-/* vm/vcpu_exit.c: entry.asm's vmx_exit_handler (vmx/entry.h). */
+/* vm/vcpu_exit.c: entry.asm's call after each exit (vmx_vm_ops.exit). */
 int vcpu_exit_handle(struct guest_regs *regs);
 
 /* Routes: hv/vm's handlers in hv/vmx's table. They get hv/vmx's part of

@@ -187,7 +187,7 @@ void vm_create_all(const struct boot_info *bi)
 {
 	static struct vm_params p;
 
-	vm_exit_routes_init();   /* before any vCPU runs */
+	vm_exit_routes_check();   /* before any vCPU runs */
 	console_input_set_state_dump(watchdog_dump);
 	for (unsigned i = 0; i < bi->nr_modules && nr_vms < VM_MAX; i++) {
 		int err;

@@ -14,8 +14,6 @@
 
 static const char *reason_name(uint32_t r);
 
-struct vmx_vm_ops vmx_vm_ops;
-
 uint64_t guest_gpr_rsp_scratch;   /* guest_gpr(4), vmx/entry.h */
 
 /* Per vCPU: the vCPU may be descheduled before its next entry (injected by

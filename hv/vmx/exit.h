@@ -30,21 +30,26 @@ struct exit_info {
 
 typedef enum exit_action (*exit_handler_fn)(struct vmx_vcpu *v, struct exit_info *x);
 
-/* Handler per basic reason: hv/vmx's own, the routes hv/vm adds with
- * vmx_exit_route() at init (port I/O, MMIO, RDPMC: vm/exit_route.c), and
- * exit_unhandled for the reasons without one. hv/vm's exit_dispatch()
- * (vm/exit_route.h) indexes it on every exit. */
-extern exit_handler_fn exit_handlers[EXIT_REASON_MAX];
-/* hv/vm, at init, before any vCPU runs: reason's handler is fn. */
-void vmx_exit_route(uint32_t reason, exit_handler_fn fn);
+/* The exit table (SDM vol. 3 App. C) is hv/vm's: it routes every exit,
+ * naming hv/vmx's handlers below and its own routes, and is const
+ * (vm/exit_table.c, indexed by vm/exit_route.h exit_dispatch()). */
 
-/* What hv/vmx's exit handlers ask of hv/vm (issue 11: hv/vmx calls no hv/vm
- * function, so the two folders do not depend on each other both ways).
- * hv/vm fills it at init (vm/exit_route.c) before any vCPU runs. A global
- * object, not a pointer to one: each call is one indirect CALL (or JMP),
- * as many instructions as the direct call it replaced (Bochs cycles count
- * instructions). */
+/* What hv/vmx (entry.asm and the exit handlers) asks of hv/vm (issue 11:
+ * hv/vmx calls no hv/vm function, so the two folders do not depend on each
+ * other both ways). hv/vm registers exactly one, const, with
+ * VMX_VM_OPS_REGISTER (vm/exit_route.c): the object sits in section
+ * hv_vmx_vm_ops inside the image's read-only data, which the host page
+ * tables map read-only (memory.c mm_protect_image), so no write after
+ * link time can change where an exit goes. hv/vmx reaches it as
+ * `vmx_vm_ops` (linker.ld: the section's start): each call is one
+ * indirect CALL (or JMP) through a link-time address, as many instructions as the direct
+ * call it replaced (Bochs cycles count instructions). */
 struct vmx_vm_ops {
+	/* entry.asm, after each VM exit with the guest GPRs saved and
+	 * interrupts off (first: entry.asm calls [vmx_vm_ops]):
+	 * VMX_EXIT_REENTER or an enum exit_action (vm/vcpu_exit.c
+	 * vcpu_exit_handle, vmx/entry.h). */
+	int (*exit)(struct guest_regs *regs);
 	/* End v's VM (vm_stop) with a VM_STOP_* status (vm_status.h). */
 	void (*stop)(struct vmx_vcpu *v, int status, const char *why);
 	/* Issue 18: an HLT or interrupt-window exit while the VID gate holds a
@@ -62,7 +67,17 @@ struct vmx_vm_ops {
 	/* Has the VM of vm ended (vm_stop)? Cold: APICv reuses a dead VM's slot. */
 	bool (*vm_dead)(const struct vmx_vm *vm);
 };
-extern struct vmx_vm_ops vmx_vm_ops;
+_Static_assert(offsetof(struct vmx_vm_ops, exit) == 0, "entry.asm calls the first member");
+/* hv/vm: `VMX_VM_OPS_REGISTER = { .exit = ..., ... };` once. */
+#define VMX_VM_OPS_REGISTER \
+	static const struct vmx_vm_ops vmx_vm_ops_registered \
+		__attribute__((used, section("hv_vmx_vm_ops"), aligned(8)))
+/* The section's bounds (linker.ld); one object between them, checked at
+ * link time (linker.ld ASSERT) and at boot (vm/exit_route.c). linker.ld
+ * defines vmx_vm_ops as the section's start: no object defines it, so
+ * hv/vmx names no hv/vm symbol (tools/check_layers.py). */
+extern const struct vmx_vm_ops __start_hv_vmx_vm_ops[], __stop_hv_vmx_vm_ops[];
+extern const struct vmx_vm_ops vmx_vm_ops;
 
 /* Advance the guest RIP past the exiting instruction. Skipping an
  * instruction ends STI/MOV-SS blocking (§25.4.2). */
