@@ -8,6 +8,7 @@
 #include "vmx/kvm_pv.h"
 #include "vm_status.h"
 #include "log.h"
+#include "arch/x86/extable.h"
 
 static void route_stop(struct vmx_vcpu *vx, int status, const char *why)
 {
@@ -28,11 +29,23 @@ VMX_VM_OPS_REGISTER = {
 	.vm_dead = route_vm_dead,
 };
 
+/* Boot self-check: one vmx_vm_ops; it and the exit table are read-only
+ * (memory.c maps the image's read-only data so: a write faults). The probe
+ * is checked against a writable word first, so a probe that cannot tell
+ * fails too. */
 void vm_exit_routes_check(void)
 {
+	static uint8_t writable;
+	bool probe_ok = !write_faults(&writable);
+
 	if (__stop_hv_vmx_vm_ops - __start_hv_vmx_vm_ops != 1)
 		panic("vmx_vm_ops: %ld registered, want 1", (long)(__stop_hv_vmx_vm_ops -
 								  __start_hv_vmx_vm_ops));
+	if (!probe_ok || !write_faults((volatile uint8_t *)&exit_handlers[EXIT_REASON_IO]) ||
+	    !write_faults((volatile uint8_t *)&vmx_vm_ops.exit))
+		panic("exit table or vmx_vm_ops writable after init (write probe %s)",
+		      probe_ok ? "ok" : "broken");
+	pr_info("vm: exit table and vmx_vm_ops read-only (a write faults): ok\n");
 }
 
 enum exit_action exit_dispatch_slow(struct vcpu *v, uint32_t raw)

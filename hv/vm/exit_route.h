@@ -16,7 +16,8 @@
 extern const exit_handler_fn exit_handlers[EXIT_REASON_MAX];
 
 /* BSP, before any vCPU runs (vm_create_all): exactly one vmx_vm_ops is
- * registered (panics otherwise). */
+ * registered, and a write to it or to the exit table faults (panics
+ * otherwise). */
 void vm_exit_routes_check(void);
 
 /* exit_dispatch() for a raw reason with any bit above the basic reason set
