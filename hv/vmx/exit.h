@@ -111,7 +111,7 @@ void vcpu_queue_exception(struct vmx_vcpu *v, uint8_t vector, bool has_err, uint
 /* End the VM with a VMCS dump: for unhandled or malformed exits. */
 enum exit_action exit_fail(struct vmx_vcpu *v, struct exit_info *x, const char *why);
 
-/* hv/vmx's handlers, named by the exit table (vmx/exit_table.c). */
+/* hv/vmx's handlers, named by hv/vm's const exit table (vm/exit_table.c). */
 #define EXIT_HANDLER(name) enum exit_action name(struct vmx_vcpu *v, struct exit_info *x)
 /* vmx/exit.c: exits that are the CPU's only. */
 EXIT_HANDLER(exit_unhandled);
