@@ -5,7 +5,7 @@
 #include "vm/exit_route.h"
 #include "vm/vm.h"
 #include "vmx/entry.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vm_status.h"
 #include "log.h"
 #include "arch/x86/extable.h"

@@ -3,7 +3,7 @@
  * guest RAM), so it lives in hv/vm, not beside the ABI code in hv/vmx. Guest TSC = host TSC (TSC offset 0, invariant
  * TSC), so kvmclock's system time is host ns since the hypervisor booted,
  * scaled from tsc_hz; the wall clock at system time 0 is the RTC's. */
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vm/vm.h"
 #include "dev/rtc.h"
 #include "vm/gmem.h"

@@ -12,7 +12,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "console_input.h"
 #include "vm/watchdog.h"
 #include "vm/vcpu_pmu.h"

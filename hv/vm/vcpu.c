@@ -11,7 +11,7 @@
 #include "vmx/exc_class.h"
 #include "vm/sched_platform.h"
 #include "vm/vprof_platform.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vm/vcpu_pmu.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"

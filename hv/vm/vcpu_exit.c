@@ -8,7 +8,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/vcpu_state.h"
 #include "vmx/caps.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vmx/apicv.h"
 #include "vm/sched_platform.h"
 #include "vm/bstamp.h"

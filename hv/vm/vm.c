@@ -3,7 +3,7 @@
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
 #include "vm/exit_route.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vmx/fpu.h"
 #include "vm/sched_platform.h"
 #include "vm/vprof_platform.h"
