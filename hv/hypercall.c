@@ -77,7 +77,7 @@ static int64_t hc_test_result(struct vcpu *v, uint64_t a0, uint64_t a1, uint64_t
 
 	spin_lock(&vm->lock);
 	if (hcall_output_allowed(vm, &vm->rl_console, "console messages"))
-		pr_info("%s: vcpu%u reports test status %ld\n", vm->p.name, v->id, (long)a0);
+		pr_info("%s: vcpu%u reports test status %ld\n", vm->p.name, v->vmx.id, (long)a0);
 	spin_unlock(&vm->lock);
 	return 0;
 }

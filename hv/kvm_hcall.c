@@ -9,7 +9,7 @@
 
 static bool offered(struct vcpu *v, unsigned feature)
 {
-	return v->vm->cpuid.kvm_features & BIT(feature);
+	return v->vm->vmx.cpuid.kvm_features & BIT(feature);
 }
 
 static struct vcpu *vcpu_by_apic(struct vm *vm, uint64_t apic_id)

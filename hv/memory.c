@@ -11,14 +11,17 @@
 #include "errno.h"
 #include "log.h"
 
-extern char __image_start[], __image_end[];
+extern char __image_start[], __image_end[], __ro_end[];
 extern uint64_t boot_pdpt[512];
 
 paddr_t hv_direct_map_end = HV_LOW_MAP_END;
 
 #define PTE_P  BIT(0)
 #define PTE_W  BIT(1)
+#define PTE_PWT BIT(3)
+#define PTE_PCD BIT(4)
 #define PTE_PS BIT(7)
+#define PTE_ADDR 0x000ffffffffff000ull
 
 static paddr_t ram_top(const struct boot_info *bi)
 {
@@ -79,6 +82,49 @@ static void probe_high(void)
 		(unsigned long long)pa, ok ? "ok" : "FAILED");
 }
 
+/* Page tables for the 2 MiB pages that hold the image's code and read-only
+ * data (one today: text and rodata end near 2.3 MiB). */
+#define RO_PT_MAX 2
+static uint64_t ro_pt[RO_PT_MAX][512] __aligned(PAGE_SIZE);
+
+/* Map the image's code and read-only data [__image_start, __ro_end)
+ * read-only (issue 11): the exit table, vmx_vm_ops and every other const
+ * object (registration sections, ops tables) cannot be changed by a stray
+ * hypervisor write; the write faults instead. With CR0.WP = 1 (boot/entry.asm)
+ * a supervisor write to a page whose PTE has R/W = 0 is a #PF (SDM vol. 3
+ * §4.6.1). The boot map uses 2 MiB pages, so each one the range touches is
+ * split into 4 KiB pages with the same attributes (SDM §4.5 Table 4-17/19:
+ * P, R/W, PWT, PCD; PAT stays 0), R/W cleared inside the range. BSP, before
+ * the APs start (they load the same CR3, smp.c), so reloading CR3 here is the
+ * whole TLB flush (no global pages: CR4.PGE is off). */
+static void protect_image(void)
+{
+	paddr_t lo = (paddr_t)__image_start, hi = (paddr_t)__ro_end, big;
+	unsigned n = 0;
+
+	for (big = ALIGN_DOWN(lo, MiB(2)); big < hi; big += MiB(2), n++) {
+		uint64_t *pd = (uint64_t *)(uintptr_t)(boot_pdpt[big >> 30] & PTE_ADDR);
+		uint64_t *pde = &pd[(big >> 21) & 511];
+
+		if (n >= RO_PT_MAX || big >= HV_LOW_MAP_END || !(*pde & PTE_PS)) {
+			pr_err("mm: cannot write-protect the image at %#lx (2 MiB page %u)\n",
+			       (uint64_t)big, n);
+			break;
+		}
+		for (unsigned i = 0; i < 512; i++) {
+			paddr_t pa = big + (paddr_t)i * PAGE_SIZE;
+
+			ro_pt[n][i] = pa | (*pde & (PTE_P | PTE_W | PTE_PWT | PTE_PCD));
+			if (pa >= lo && pa < hi)
+				ro_pt[n][i] &= ~PTE_W;
+		}
+		*pde = (uint64_t)(uintptr_t)ro_pt[n] | PTE_P | PTE_W;
+	}
+	write_cr3(read_cr3());
+	pr_info("mm: image code and read-only data %#lx-%#lx mapped read-only\n", (uint64_t)lo,
+		(uint64_t)hi);
+}
+
 /* Conventional memory a PC leaves free below the EBDA. */
 #define LOW_WINDOW_START 0x1000
 #define LOW_WINDOW_END   0x80000
@@ -108,6 +154,7 @@ int mm_init(const struct boot_info *bi)
 		probe_high();
 	}
 	pmm_print();
+	protect_image();
 	return 0;
 }
 

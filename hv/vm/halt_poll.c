@@ -26,8 +26,8 @@
  * vectors and every negative answer take vcpu_has_wakeup(). */
 bool vcpu_halt_woken(struct vcpu *v)
 {
-	if (v->halt_if && (v->id != 0 || !vpic_output(&v->vm->devs.intc.pic)) &&
-	    vlapic_pending_peek(&v->lapic) >= 0)
+	if (v->halt_if && (v->vmx.id != 0 || !vpic_output(&v->vm->devs.intc.pic)) &&
+	    vlapic_pending_peek(&v->vmx.lapic) >= 0)
 		return true;
 	return vcpu_has_wakeup(v);
 }
@@ -63,7 +63,7 @@ enum halt_poll_end vcpu_halt_poll(struct vcpu *v, stime_t now)
 				r = HALT_POLL_WOKEN;
 				break;
 			}
-			dl = vm_devs_next_deadline(v->vm, v->id);
+			dl = vm_devs_next_deadline(v->vm, v->vmx.id);
 		}
 		/* Its own timer (the loop top advances it), a stopped VM or an
 		 * INIT (the loop top ends the run; blocking here would leave an

@@ -32,10 +32,10 @@
  * line, like vm_io_pio_ap_platform: io_one stays small enough to inline. */
 static __attribute__((noinline)) void vm_io_retimed(struct vcpu *v)
 {
-	stime_t dl = vm_devs_next_deadline(v->vm, v->id);
+	stime_t dl = vm_devs_next_deadline(v->vm, v->vmx.id);
 
 	if ((dl < STIME_NEVER && time_ns_to_tsc(dl) < v->fast_deadline_tsc) ||
-	    (v->id == 0 && vpic_output(&v->vm->devs.intc.pic)))
+	    (v->vmx.id == 0 && vpic_output(&v->vm->devs.intc.pic)))
 		WRITE_ONCE(v->kicked, true);
 }
 
@@ -65,7 +65,7 @@ static inline void io_one(struct vcpu *v, uint16_t port, unsigned size, bool in,
 	struct vm *vm = v->vm;
 	bool retimes = vm_devs_pio_retimes(port, !in);
 
-	if (unlikely(retimes && v->id)) {
+	if (unlikely(retimes && v->vmx.id)) {
 		vm_io_pio_ap_platform(v, port, size, in, val);
 	} else {
 		spin_lock(&vm->lock);
@@ -95,14 +95,14 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 		int r;
 
 		if (lm && (int64_t)(a << 16) >> 16 != (int64_t)a) {
-			vcpu_queue_exception(v, X86_EXC_GP, true, 0);   /* non-canonical: #GP(0) */
+			vcpu_queue_exception(&v->vmx, X86_EXC_GP, true, 0);   /* non-canonical: #GP(0) */
 			return 1;
 		}
 		if ((r = gwalk(&pg, v->vm->ram, v->vm->ram_size, a, write, &gpa))) {
 			/* #PF error code (SDM vol. 3 §5.7): P when present but not
 			 * allowed, W/R, U/S. */
 			write_cr2(a);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
-			vcpu_queue_exception(v, X86_EXC_PF, true, (r == -EACCES ? X86_PF_PRESENT : 0) |
+			vcpu_queue_exception(&v->vmx, X86_EXC_PF, true, (r == -EACCES ? X86_PF_PRESENT : 0) |
 					     (write ? X86_PF_WRITE : 0) | (pg.user ? X86_PF_USER : 0));
 			return 1;
 		}
@@ -111,11 +111,11 @@ static __attribute__((noinline)) int io_string_slow(struct vcpu *v, uint64_t la,
 			continue;
 		}
 		spin_lock(&v->vm->lock);
-		r = vm_devs_mmio(v->vm, v->id, gpa, 1, write, &val);
+		r = vm_devs_mmio(v->vm, v->vmx.id, gpa, 1, write, &val);
 		spin_unlock(&v->vm->lock);
 		if (r) {
 			pr_err("%s: vcpu%u: string I/O at guest-physical %#lx, outside RAM and devices\n",
-			       v->vm->p.name, v->id, gpa);
+			       v->vm->p.name, v->vmx.id, gpa);
 			vm_stop(v->vm, VM_STOP_BAD_GPA, "bad-guest-physical-access");
 			return -EFAULT;
 		}
@@ -130,11 +130,11 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 							    bool in, bool rep)
 {
 	struct io_string_info s;
-	uint64_t *idx = in ? &v->regs.rdi : &v->regs.rsi;
+	uint64_t *idx = in ? &v->vmx.regs.rdi : &v->vmx.regs.rsi;
 	uint64_t count, done = 0;
 
 	exit_io_string_decode(in, size, &s);
-	count = rep ? (v->regs.rcx & s.amask) : 1;
+	count = rep ? (v->vmx.regs.rcx & s.amask) : 1;
 	for (; done < count && done < STRING_IO_MAX; done++) {
 		uint64_t la;
 		uint32_t val = 0;
@@ -145,7 +145,7 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 		 * segment, faults with RCX/RSI/RDI counting the elements done
 		 * and RIP at the instruction, as the CPU's REP leaves them. */
 		if ((r = seg_linear(&s.sv, *idx & s.amask, size, in, &la))) {
-			vcpu_queue_exception(v, (uint8_t)r, true, 0);
+			vcpu_queue_exception(&v->vmx, (uint8_t)r, true, 0);
 			break;
 		}
 		if (in) {
@@ -164,7 +164,7 @@ static __attribute__((noinline)) enum exit_action io_string(struct vcpu *v, stru
 			return EXIT_STOPPED;
 	}
 	if (rep)
-		v->regs.rcx = (v->regs.rcx & ~s.amask) | ((count - done) & s.amask);
+		v->vmx.regs.rcx = (v->vmx.regs.rcx & ~s.amask) | ((count - done) & s.amask);
 	if (v->vm->state != VM_RUNNING)
 		return EXIT_STOPPED;
 	if (done == count)
@@ -180,7 +180,7 @@ static __attribute__((noinline)) enum exit_action io_in(struct vcpu *v, struct e
 	uint32_t val = 0;
 
 	io_one(v, port, size, true, &val);
-	v->regs.rax = size == 4 ? val : (v->regs.rax & ~mask) | (val & mask);
+	v->vmx.regs.rax = size == 4 ? val : (v->vmx.regs.rax & ~mask) | (val & mask);
 	if (v->vm->state != VM_RUNNING)
 		return EXIT_STOPPED;
 	exit_skip_insn(x);
@@ -189,8 +189,9 @@ static __attribute__((noinline)) enum exit_action io_in(struct vcpu *v, struct e
 
 /* The I/O-instruction exit handler (vmx/exit.c's table). The common case,
  * OUT, kept short: it is what a guest's console costs. */
-enum exit_action exit_io(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_io(struct vmx_vcpu *vx, struct exit_info *x)
 {
+	struct vcpu *v = vcpu_of(vx);
 	uint16_t port = IOQ_PORT(x->qual);
 	unsigned size = IOQ_SIZE(x->qual);
 	uint32_t val;
@@ -199,7 +200,7 @@ enum exit_action exit_io(struct vcpu *v, struct exit_info *x)
 		return io_string(v, x, port, size, x->qual & IOQ_IN, x->qual & IOQ_REP);
 	if (x->qual & IOQ_IN)
 		return io_in(v, x, port, size);
-	val = (uint32_t)v->regs.rax;
+	val = (uint32_t)v->vmx.regs.rax;
 	io_one(v, port, size, false, &val);
 	if (v->vm->state != VM_RUNNING)
 		return EXIT_STOPPED;

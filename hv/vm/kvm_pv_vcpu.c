@@ -3,7 +3,7 @@
  * guest RAM), so it lives in hv/vm, not beside the ABI code in hv/vmx. Guest TSC = host TSC (TSC offset 0, invariant
  * TSC), so kvmclock's system time is host ns since the hypervisor booted,
  * scaled from tsc_hz; the wall clock at system time 0 is the RTC's. */
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vm/vm.h"
 #include "dev/rtc.h"
 #include "vm/gmem.h"
@@ -47,30 +47,31 @@ static bool log_ok(void *ctx)
 static void env_get(struct vcpu *v, struct kvm_pv_env *e)
 {
 	*e = (struct kvm_pv_env){
-		.map = map_gpa, .ctx = v->vm, .features = v->vm->cpuid.kvm_features,
+		.map = map_gpa, .ctx = v->vm, .features = v->vm->vmx.cpuid.kvm_features,
 		.tsc = rdtsc(), .tsc_epoch = time_ns_to_tsc(0), .scale = scale_get(),
 		.wall_ns_at_epoch = v->vm->devs.rtc->base_ns, .log_ok = log_ok,
 	};
 }
 
-int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val)
+int kvm_pv_msr(struct vmx_vcpu *vx, uint32_t msr, bool write, uint64_t *val)
 {
+	struct vcpu *v = vcpu_of(vx);
 	struct kvm_pv_vcpu *k = &v->kvm;
 	bool clock = k->clock, steal = k->steal, eoi = k->pv_eoi;
 	struct kvm_pv_env e;
 	int r;
 
 	if (!write)
-		return kvm_pv_msr_read(k, v->vm->cpuid.kvm_features, msr, val);
+		return kvm_pv_msr_read(k, v->vm->vmx.cpuid.kvm_features, msr, val);
 	env_get(v, &e);
 	r = kvm_pv_msr_write(k, &e, msr, *val);
 	/* One line when a record is switched on: the evidence a guest uses it. */
 	if (!clock && k->clock && log_ok(v->vm))
-		pr_info("%s: vcpu%u: kvmclock at gpa %#lx\n", v->vm->p.name, v->id, *val);
+		pr_info("%s: vcpu%u: kvmclock at gpa %#lx\n", v->vm->p.name, v->vmx.id, *val);
 	if (!steal && k->steal && log_ok(v->vm))
-		pr_info("%s: vcpu%u: KVM steal time at gpa %#lx\n", v->vm->p.name, v->id, *val);
+		pr_info("%s: vcpu%u: KVM steal time at gpa %#lx\n", v->vm->p.name, v->vmx.id, *val);
 	if (!eoi && k->pv_eoi && log_ok(v->vm))
-		pr_info("%s: vcpu%u: KVM PV EOI at gpa %#lx\n", v->vm->p.name, v->id, *val);
+		pr_info("%s: vcpu%u: KVM PV EOI at gpa %#lx\n", v->vm->p.name, v->vmx.id, *val);
 	return r;
 }
 
@@ -124,8 +125,8 @@ void kvm_pv_eoi_before_entry(struct vcpu *v, bool vid)
 	if (!k->pv_eoi || vid || k->pv_eoi_armed)
 		return;
 	spin_lock(&v->vm->lock);
-	vec = vlapic_pv_eoi_vector(&v->lapic);
-	if (vec >= 0 && v->id == 0 && vpic_output(&v->vm->devs.intc.pic))
+	vec = vlapic_pv_eoi_vector(&v->vmx.lapic);
+	if (vec >= 0 && v->vmx.id == 0 && vpic_output(&v->vm->devs.intc.pic))
 		vec = -1;
 	spin_unlock(&v->vm->lock);
 	if (vec >= 0)
@@ -139,7 +140,7 @@ void kvm_pv_eoi_after_exit_slow(struct vcpu *v)
 	if (!kvm_pv_eoi_disarm(&v->kvm))
 		return;
 	spin_lock(&v->vm->lock);
-	vlapic_eoi(&v->lapic);
+	vlapic_eoi(&v->vmx.lapic);
 	spin_unlock(&v->vm->lock);
 }
 
@@ -151,6 +152,6 @@ void kvm_pv_vcpu_print(struct vcpu *v)
 	    !k->yields)
 		return;
 	pr_info("summary:   %s vcpu%u kvm-pv clock-updates %lu ipis %lu kicks %lu yields %lu "
-		"tlb-flushes %lu pv-eois %lu\n", v->vm->p.name, v->id, k->clock_updates, k->ipis,
+		"tlb-flushes %lu pv-eois %lu\n", v->vm->p.name, v->vmx.id, k->clock_updates, k->ipis,
 		k->kicks, k->yields, k->flushes, k->pv_eois);
 }

@@ -28,7 +28,7 @@
 
 static uint64_t vcpu_gpr_read(struct vcpu *v, unsigned idx)
 {
-	return (idx & 15) == 4 ? vmx_guest_rsp() : *guest_gpr(&v->regs, idx);
+	return (idx & 15) == 4 ? vmx_guest_rsp() : *guest_gpr(&v->vmx.regs, idx);
 }
 
 static void vcpu_gpr_write(struct vcpu *v, unsigned idx, uint64_t val)
@@ -36,7 +36,7 @@ static void vcpu_gpr_write(struct vcpu *v, unsigned idx, uint64_t val)
 	if ((idx & 15) == 4)
 		vmx_guest_rsp_set(val);
 	else
-		*guest_gpr(&v->regs, idx) = val;
+		*guest_gpr(&v->vmx.regs, idx) = val;
 }
 
 static enum decode_mode cpu_mode(void)
@@ -64,7 +64,7 @@ static enum exit_action mmio_fetch_fault(struct vcpu *v, uint64_t la)
 	if (((efer & EFER_NXE) && (cr4 & CR4_PAE)) || (cr4 & CR4_SMEP))
 		err |= X86_PF_FETCH;
 	write_cr2(la);   /* the guest's CR2 is live while its vCPU runs (fpu.c) */
-	vcpu_queue_exception(v, X86_EXC_PF, true, err);
+	vcpu_queue_exception(&v->vmx, X86_EXC_PF, true, err);
 	return EXIT_RESUME;
 }
 
@@ -87,7 +87,7 @@ static void reg_result(struct vcpu *v, const struct mmio_insn *in, uint64_t val)
 
 static int dev_rw(struct vcpu *v, uint64_t gpa, unsigned size, bool write, uint64_t *val)
 {
-	return vm_devs_mmio(v->vm, v->id, gpa, size, write, val);
+	return vm_devs_mmio(v->vm, v->vmx.id, gpa, size, write, val);
 }
 
 /* One non-string instruction on device memory at gpa. The VM lock is held
@@ -199,9 +199,9 @@ static uint64_t addr_merge(uint64_t old, uint64_t val, unsigned asize)
 static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 {
 	uint64_t am = size_mask(in->addr_size), mask = size_mask(in->size);
-	uint64_t count = in->rep ? v->regs.rcx & am : 1, n = MIN(count, (uint64_t)MMIO_STRING_BATCH);
+	uint64_t count = in->rep ? v->vmx.regs.rcx & am : 1, n = MIN(count, (uint64_t)MMIO_STRING_BATCH);
 	int64_t step = (vmx_guest_rflags() & RFLAGS_DF) ? -(int64_t)in->size : in->size;
-	uint64_t si = v->regs.rsi, di = v->regs.rdi, i;
+	uint64_t si = v->vmx.regs.rsi, di = v->vmx.regs.rdi, i;
 	struct seg_view src, dst;
 	int r = 0;
 
@@ -211,7 +211,7 @@ static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 		seg_view_read(SEG_ES, &dst);
 	spin_lock(&v->vm->lock);
 	for (i = 0; i < n; i++) {
-		uint64_t val = v->regs.rax & mask, sla = 0, dla = 0;
+		uint64_t val = v->vmx.regs.rax & mask, sla = 0, dla = 0;
 		int f = 0;
 
 		if (in->kind != MMIO_STOS)
@@ -219,13 +219,13 @@ static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 		if (!f && in->kind != MMIO_LODS)
 			f = seg_linear(&dst, di & am, in->size, true, &dla);
 		if (f) {
-			vcpu_queue_exception(v, (uint8_t)f, true, 0);
+			vcpu_queue_exception(&v->vmx, (uint8_t)f, true, 0);
 			break;
 		}
 		if (in->kind != MMIO_STOS && (r = elem_rw(v, sla, in->size, false, &val)))
 			break;
 		if (in->kind == MMIO_LODS)
-			v->regs.rax = decode_load_merge(in, v->regs.rax, val);
+			v->vmx.regs.rax = decode_load_merge(in, v->vmx.regs.rax, val);
 		else if ((r = elem_rw(v, dla, in->size, true, &val)))
 			break;
 		if (in->kind != MMIO_STOS)
@@ -234,10 +234,10 @@ static int64_t mmio_string(struct vcpu *v, const struct mmio_insn *in)
 			di += (uint64_t)step;
 	}
 	spin_unlock(&v->vm->lock);
-	v->regs.rsi = addr_merge(v->regs.rsi, si, in->addr_size);
-	v->regs.rdi = addr_merge(v->regs.rdi, di, in->addr_size);
+	v->vmx.regs.rsi = addr_merge(v->vmx.regs.rsi, si, in->addr_size);
+	v->vmx.regs.rdi = addr_merge(v->vmx.regs.rdi, di, in->addr_size);
 	if (in->rep)
-		v->regs.rcx = addr_merge(v->regs.rcx, count - i, in->addr_size);
+		v->vmx.regs.rcx = addr_merge(v->vmx.regs.rcx, count - i, in->addr_size);
 	return r ? r : (int64_t)(count - i);
 }
 
@@ -253,8 +253,8 @@ static enum exit_action mmio_unknown(struct vcpu *v, struct exit_info *x, const 
 		k += fmt_snprintf(hex + k, sizeof(hex) - (size_t)k, "%s%02x", i ? " " : "", buf[i]);
 	hex[k] = 0;
 	pr_err("%s: vcpu%u: MMIO at guest-physical %#lx by an instruction the decoder does not "
-	       "know: bytes %s\n", v->vm->p.name, v->id, gpa, hex);
-	return exit_fail(v, x, "MMIO by an instruction the decoder does not know");
+	       "know: bytes %s\n", v->vm->p.name, v->vmx.id, gpa, hex);
+	return exit_fail(&v->vmx, x, "MMIO by an instruction the decoder does not know");
 }
 
 static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64_t gpa)
@@ -274,12 +274,12 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	 * would emulate the wrong access and lose the event. Hardware would
 	 * read garbage and end in a triple fault: stop the VM. */
 	if (vmx_idt_vectoring() & BIT(31))
-		return exit_fail(v, x, "MMIO access while delivering an event");
+		return exit_fail(&v->vmx, x, "MMIO access while delivering an event");
 	n = guest_fetch_insn(v, rip, buf, sizeof(buf));
 	if (n == -ENOENT)
 		return mmio_fetch_fault(v, rip);
 	if (n <= 0)
-		return exit_fail(v, x, "cannot fetch the MMIO instruction");
+		return exit_fail(&v->vmx, x, "cannot fetch the MMIO instruction");
 	r = decode_mmio(buf, (size_t)n, mode, &in);
 	/* The same race for an instruction that straddles two pages (found by
 	 * make fuzz, guest hvfuzz): the fetch stopped at the end of the first
@@ -305,10 +305,10 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 		spin_unlock(&v->vm->lock);
 	}
 	if (r == -EFAULT)
-		return exit_fail(v, x, "MMIO string instruction: linear address not mapped");
+		return exit_fail(&v->vmx, x, "MMIO string instruction: linear address not mapped");
 	if (r) {
 		pr_err("%s: vcpu%u: access to guest-physical %#lx, outside RAM and devices\n",
-		       v->vm->p.name, v->id, gpa);
+		       v->vm->p.name, v->vmx.id, gpa);
 		vm_stop(v->vm, VM_STOP_BAD_GPA, "bad-guest-physical-access");
 		return EXIT_STOPPED;
 	}
@@ -319,19 +319,21 @@ static enum exit_action mmio_emulate(struct vcpu *v, struct exit_info *x, uint64
 	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
 }
 
-enum exit_action exit_ept_violation(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_ept_violation(struct vmx_vcpu *vx, struct exit_info *x)
 {
+	struct vcpu *v = vcpu_of(vx);
 	uint64_t gpa = vmx_exit_gpa();
 
 	if (gpa < v->vm->ram_size)
-		return exit_fail(v, x, "EPT violation inside guest RAM");
+		return exit_fail(&v->vmx, x, "EPT violation inside guest RAM");
 	return mmio_emulate(v, x, gpa);
 }
 
-enum exit_action exit_apic_access(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_apic_access(struct vmx_vcpu *vx, struct exit_info *x)
 {
+	struct vcpu *v = vcpu_of(vx);
 	/* Linear accesses only (type 0/1); the offset is in bits 11:0. */
 	if (((x->qual >> 12) & 0xf) > 1)
-		return exit_fail(v, x, "unsupported APIC-access type");
+		return exit_fail(&v->vmx, x, "unsupported APIC-access type");
 	return mmio_emulate(v, x, GUEST_LAPIC_BASE + (x->qual & 0xfff));
 }

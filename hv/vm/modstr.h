@@ -4,8 +4,8 @@
 #ifndef HV_VM_MODSTR_H
 #define HV_VM_MODSTR_H
 #include "compiler.h"
+#include "vm_limits.h"   /* VM_MAX_VCPUS */
 
-#define VM_MAX_VCPUS 16
 #define VM_CMDLINE_MAX 1024
 
 enum vm_kind { VM_KIND_MULTIBOOT, VM_KIND_FLAT, VM_KIND_LINUX };

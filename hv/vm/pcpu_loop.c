@@ -12,7 +12,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/time.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "console_input.h"
 #include "vm/watchdog.h"
 #include "vm/vcpu_pmu.h"
@@ -72,7 +72,7 @@ bool pcpu_entry_check(struct vcpu *v, struct cpu *c)
 	if (likely(!bad))
 		return true;
 	pr_err("%s: vcpu%u: about to enter on pcpu%u but the scheduler has it %s on pcpu%u "
-	       "(pcpu%u runs %s): stopping the VM\n", v->vm->p.name, v->id, cpu,
+	       "(pcpu%u runs %s): stopping the VM\n", v->vm->p.name, v->vmx.id, cpu,
 	       sched_state_name(st), owner, cpu, p->curr == &v->sv ? "it" : "another vCPU");
 	vm_stop(v->vm, VM_STOP_SCHED_BROKEN, "sched-invariant");
 	return false;

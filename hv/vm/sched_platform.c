@@ -71,10 +71,10 @@ static bool plat_irq_pending(void *ctx, struct sched_vcpu *sv)
 	struct vcpu *v = to_vcpu(sv);
 	bool r;
 
-	if (READ_ONCE(v->lapic.nmi_pending) || dev_sweep_vectors_pending(v))
+	if (READ_ONCE(v->vmx.lapic.nmi_pending) || dev_sweep_vectors_pending(v))
 		return true;
 	spin_lock(&v->vm->lock);
-	r = vintc_pending(&v->vm->devs.intc, v->id) >= 0;
+	r = vintc_pending(&v->vm->devs.intc, v->vmx.id) >= 0;
 	spin_unlock(&v->vm->lock);
 	return r;
 }
@@ -207,7 +207,7 @@ void sched_plat_deliver_pending(struct vcpu *v)
 
 			bits &= bits - 1;
 			spin_lock(&v->vm->lock);
-			vlapic_accept_msg(&v->lapic, &m);
+			vlapic_accept_msg(&v->vmx.lapic, &m);
 			spin_unlock(&v->vm->lock);
 		}
 	}

@@ -11,7 +11,7 @@
 #include "vmx/exc_class.h"
 #include "vm/sched_platform.h"
 #include "vm/vprof_platform.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vm/vcpu_pmu.h"
 #include "vm/halt_poll.h"
 #include "vm/bstamp.h"
@@ -92,7 +92,7 @@ static __attribute__((noinline)) bool nmi_window_set(struct vcpu *v, uint32_t in
 
 	if (!vnmi_on())
 		return false;
-	pending = READ_ONCE(v->lapic.nmi_pending) != 0;
+	pending = READ_ONCE(v->vmx.lapic.nmi_pending) != 0;
 	/* Blocking by MOV SS is handled like blocking by STI: it ends after one
 	 * guest instruction, at the latest at the next exit. (80c978d did this
 	 * for the hostile guest's millions of NMI-window exits; their cause
@@ -100,9 +100,9 @@ static __attribute__((noinline)) bool nmi_window_set(struct vcpu *v, uint32_t in
 	 * caution, not a known Bochs behaviour.) */
 	sti = pending && (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS)) &&
 	      !(intr & INTERRUPTIBILITY_NMI);
-	if (v->nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
-		v->nmi_window = pending && !sti;
-		set_proc_ctl(PROC_NMI_WINDOW, v->nmi_window);
+	if (v->vmx.nmi_window != (pending && !sti)) {   /* cached: no VMREAD on the common path */
+		v->vmx.nmi_window = pending && !sti;
+		set_proc_ctl(PROC_NMI_WINDOW, v->vmx.nmi_window);
 	}
 	return sti;
 }
@@ -113,7 +113,7 @@ static __attribute__((noinline)) bool nmi_window_set(struct vcpu *v, uint32_t in
  * apicv=off rows of make bench-exits). */
 static inline bool nmi_window_update(struct vcpu *v, uint32_t intr)
 {
-	if (likely(!READ_ONCE(v->lapic.nmi_pending) && !v->nmi_window))
+	if (likely(!READ_ONCE(v->vmx.lapic.nmi_pending) && !v->vmx.nmi_window))
 		return false;
 	return nmi_window_set(v, intr);
 }
@@ -133,11 +133,11 @@ static __attribute__((noinline)) bool inject_nmi(struct vcpu *v, uint32_t intr)
 	bool vnmi = vnmi_on();
 
 	if (vnmi && (intr & INTERRUPTIBILITY_NMI)) {
-		vintc_nmi_take(ic, v->id, true);   /* trims the latch to one */
+		vintc_nmi_take(ic, v->vmx.id, true);   /* trims the latch to one */
 		return false;
 	}
 	if ((intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_STI)) ||
-	    !vintc_nmi_take(ic, v->id, false))
+	    !vintc_nmi_take(ic, v->vmx.id, false))
 		return false;
 	if (!vnmi)
 		nmi_unblock(intr);
@@ -152,11 +152,11 @@ static __attribute__((noinline)) bool inject_nmi(struct vcpu *v, uint32_t intr)
  * false positives only take the locked path below. */
 static bool intr_maybe_pending(struct vcpu *v, bool vid)
 {
-	const volatile uint32_t *irr = (const uint32_t *)v->apic_page + APIC_IRR / 4;
+	const volatile uint32_t *irr = (const uint32_t *)v->vmx.apic_page + APIC_IRR / 4;
 
-	if (READ_ONCE(v->lapic.nmi_pending))
+	if (READ_ONCE(v->vmx.lapic.nmi_pending))
 		return true;
-	if (v->id == 0 && vpic_output(&v->vm->devs.intc.pic))
+	if (v->vmx.id == 0 && vpic_output(&v->vm->devs.intc.pic))
 		return true;
 	return !vid && (irr[0] | irr[4] | irr[8] | irr[12] | irr[16] | irr[20] | irr[24] | irr[28]);
 }
@@ -165,9 +165,9 @@ static bool intr_maybe_pending(struct vcpu *v, bool vid)
  * holds (RVI, SDM §30.2); only ExtINT from the 8259 is injected. */
 static int pending_vector(struct vcpu *v, bool vid)
 {
-	int vec = vintc_pending(&v->vm->devs.intc, v->id);
+	int vec = vintc_pending(&v->vm->devs.intc, v->vmx.id);
 
-	if (vid && vec >= 0 && vlapic_vec_test(&v->lapic, APIC_IRR, (uint8_t)vec))
+	if (vid && vec >= 0 && vlapic_vec_test(&v->vmx.lapic, APIC_IRR, (uint8_t)vec))
 		return -1;
 	return vec;
 }
@@ -179,9 +179,9 @@ static int pending_vector(struct vcpu *v, bool vid)
  * Returns whether virtual-interrupt delivery is on for this entry. */
 static bool inject_events(struct vcpu *v)
 {
-	__typeof__(v->pending_exc) *e = &v->pending_exc;
+	__typeof__(v->vmx.pending_exc) *e = &v->vmx.pending_exc;
 	struct vintc *ic = &v->vm->devs.intc;
-	bool vid = apicv_entry(v);
+	bool vid = apicv_entry(&v->vmx);
 	uint32_t intr, info;
 	bool nmi_sti, after_exit = v->exit_unconsumed;
 	int vec;
@@ -189,8 +189,8 @@ static bool inject_events(struct vcpu *v)
 	v->exit_unconsumed = false;
 	if (after_exit && reinject_vectoring()) {
 		if (vid)
-			apicv_hold_rvi(v);   /* the handler runs with IF=0 (vmx/apicv_calc.h) */
-		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vid_window)
+			apicv_hold_rvi(&v->vmx);   /* the handler runs with IF=0 (vmx/apicv_calc.h) */
+		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vmx.vid_window)
 			set_intr_window(true);
 		return vid;
 	}
@@ -207,22 +207,22 @@ static bool inject_events(struct vcpu *v)
 		vmx_entry_event(info);
 		e->valid = false;
 		if (vid)
-			apicv_hold_rvi(v);
-		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vid_window)
+			apicv_hold_rvi(&v->vmx);
+		if (nmi_window_update(v, vmx_guest_intr_state()) || v->vmx.vid_window)
 			set_intr_window(true);
 		return vid;
 	}
 	if (!intr_maybe_pending(v, vid)) {
 		/* An NMI window is turned off by its exit; a held RVI needs one. */
-		set_intr_window(v->vid_window);
+		set_intr_window(v->vmx.vid_window);
 		return vid;
 	}
 	intr = vmx_guest_intr_state();
 	spin_lock(&v->vm->lock);
-	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) && inject_nmi(v, intr)) {
+	if (unlikely(READ_ONCE(v->vmx.lapic.nmi_pending)) && inject_nmi(v, intr)) {
 		spin_unlock(&v->vm->lock);
 		nmi_window_update(v, 0);   /* a second NMI latched: after this one's IRET */
-		if (v->vid_window)
+		if (v->vmx.vid_window)
 			set_intr_window(true);
 		return vid;
 	}
@@ -233,7 +233,7 @@ static bool inject_events(struct vcpu *v)
 		 * nmi_sti is false): vintc_ack() finds the one vintc_pending()
 		 * would, so one locked pass instead of two (make bench-exits,
 		 * apicv=off rows). */
-		vec = vintc_ack(ic, v->id);
+		vec = vintc_ack(ic, v->vmx.id);
 		spin_unlock(&v->vm->lock);
 		if (vec >= 0)
 			vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
@@ -243,18 +243,18 @@ static bool inject_events(struct vcpu *v)
 	vec = pending_vector(v, vid);
 	if (vec >= 0 && (vmx_guest_rflags() & RFLAGS_IF_BIT) &&
 	    !(intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS))) {
-		vec = vintc_ack(ic, v->id);
+		vec = vintc_ack(ic, v->vmx.id);
 		spin_unlock(&v->vm->lock);
 		if (vec >= 0) {
 			vmx_entry_event(INTR_INFO_VALID | INTR_TYPE_EXT | (uint32_t)vec);
 			if (vid)
-				apicv_hold_rvi(v);
+				apicv_hold_rvi(&v->vmx);
 		}
-		set_intr_window(v->vid_window);
+		set_intr_window(v->vmx.vid_window);
 		return vid;
 	}
 	spin_unlock(&v->vm->lock);
-	set_intr_window(vec >= 0 || nmi_sti || v->vid_window);
+	set_intr_window(vec >= 0 || nmi_sti || v->vmx.vid_window);
 	return vid;
 }
 
@@ -266,7 +266,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 
 	/* HLT with interrupts off ends only for an NMI (or INIT/SIPI); not for
 	 * one the guest blocks (HLT in its NMI handler, virtual NMIs). */
-	if (unlikely(READ_ONCE(v->lapic.nmi_pending)) &&
+	if (unlikely(READ_ONCE(v->vmx.lapic.nmi_pending)) &&
 	    !(v->halted && v->halt_nmi_blocked))
 		return true;
 	if (kvm_pv_unhalt_pending(v))
@@ -276,7 +276,7 @@ bool vcpu_has_wakeup(struct vcpu *v)
 	if (dev_sweep_vectors_pending(v))   /* scheduler upcalls (PV ABI v1) */
 		return true;
 	spin_lock(&v->vm->lock);
-	r = vintc_wake_pending(&v->vm->devs.intc, v->id) >= 0;   /* may run elsewhere */
+	r = vintc_wake_pending(&v->vm->devs.intc, v->vmx.id) >= 0;   /* may run elsewhere */
 	spin_unlock(&v->vm->lock);
 	return r;
 }
@@ -305,7 +305,7 @@ static void dbg_snap_stack(struct vcpu *v, uint64_t rip)
  * field (past the cap the slow path re-arms). */
 static void arm_preemption_timer(struct vcpu *v, stime_t now)
 {
-	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->id), pcpu_deadline(cpu_this()));
+	stime_t dl = MIN(vm_devs_next_deadline(v->vm, v->vmx.id), pcpu_deadline(cpu_this()));
 	uint64_t ticks = 0, cap = rdtsc() + (0xffffffffull << vmx_caps.preempt_timer_shift);
 
 	/* The time left from the loop top's `now`, as before (a deadline the
@@ -337,7 +337,7 @@ static bool handle_start_signals(struct vcpu *v)
 
 	if (READ_ONCE(v->init_pending)) {
 		WRITE_ONCE(v->init_pending, false);
-		if (v->id != 0) {
+		if (v->vmx.id != 0) {
 			WRITE_ONCE(v->halted, false);
 			WRITE_ONCE(v->wait_sipi, true);
 		}
@@ -350,7 +350,7 @@ static bool handle_start_signals(struct vcpu *v)
 	WRITE_ONCE(v->sipi_vector, -1);
 	vmcs_guest_sipi((uint8_t)sipi);
 	v->exit_unconsumed = false;   /* an event interrupted before INIT is gone */
-	memset(&v->regs, 0, sizeof(v->regs));
+	memset(&v->vmx.regs, 0, sizeof(v->vmx.regs));
 	WRITE_ONCE(v->wait_sipi, false);
 	return true;
 }
@@ -396,13 +396,13 @@ static int vcpu_load(struct vcpu *v)
 		if (vcpu_vmcs_setup(v))
 			return -1;
 		vcpu_pmu_vmcs_setup();   /* guest-only counting (vm/vcpu_pmu.h) */
-		if (v->id == 0) {
+		if (v->vmx.id == 0) {
 			vcpu_load_entry(v, &v->vm->entry);
 			/* Guest TSC = host TSC + offset (SDM §25.3): make bench-linux-boot. */
 			pr_info("%s: vcpu0 first entry tsc=%llu\n", v->vm->p.name,
 				(unsigned long long)(rdtsc() + vmx_tsc_offset()));
 		}
-		vmx_flush_ept(&v->vm->ept);
+		vmx_flush_ept(&v->vm->vmx.ept);
 		v->vmcs_cpu = cpu;
 		c->sched.vmcs_cur = v;
 		return 0;
@@ -413,7 +413,7 @@ static int vcpu_load(struct vcpu *v)
 	if (v->vmcs_cpu != cpu) {
 		vmcs_host_refresh();
 		vmx_flush_vpid();
-		vmx_flush_ept(&v->vm->ept);
+		vmx_flush_ept(&v->vm->vmx.ept);
 		v->vmcs_cpu = cpu;
 	}
 	return 0;
@@ -422,7 +422,7 @@ static int vcpu_load(struct vcpu *v)
 void vcpu_put(struct vcpu *v)
 {
 	vcpu_pmu_vcpu_put(v);
-	fpu_release(&v->fpu);
+	fpu_release(&v->vmx.fpu);
 	if (v->vmcs && !vmcs_clear(v->vmcs))
 		v->launched = false;
 	cpu_this()->sched.vmcs_cur = NULL;   /* VMCLEAR of the current VMCS clears the pointer */
@@ -474,7 +474,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		}
 		if (unlikely(!sched_plat_entry_ok(v, c)))
 			return VCPU_RUN_OFFLINE;
-		vm_devs_advance(v->vm, v->id, now);
+		vm_devs_advance(v->vm, v->vmx.id, now);
 		if (v->halted) {
 			if (!v->halt_since)
 				v->halt_since = now;
@@ -509,7 +509,7 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 		sched_plat_deliver_pending(v);
 		kvm_pv_eoi_before_entry(v, inject_events(v));
 		BSTAMP_HERE(BS_T_INJECT);
-		fpu_switch_to(&v->fpu);
+		fpu_switch_to(&v->vmx.fpu);
 		arm_preemption_timer(v, now);
 		/* The per-vCPU PLE window the scheduler adapts (hv/sched/ple.c). */
 		if (v->ple_window_set && v->sv.ple_window && v->ple_window_set != v->sv.ple_window) {
@@ -537,11 +537,11 @@ enum vcpu_run_end vcpu_run(struct vcpu *v)
 			apic_send_ipi(percpu_area[this_cpu_id()].apic_id, VEC_KICK);
 		}
 		BSTAMP_ENTRY();
-		act = vmx_enter(&v->regs, v->launched);
+		act = vmx_enter(&v->vmx.regs, v->launched);
 		if (act == VMX_ENTER_FAILED) {
 			irq_enable();
 			pr_err("%s: vcpu%u: VM entry failed, VM-instruction error %u\n",
-			       v->vm->p.name, v->id, vmx_insn_error());
+			       v->vm->p.name, v->vmx.id, vmx_insn_error());
 			vmcs_dump();
 			vm_stop(v->vm, VM_STOP_VMX_FAILED, "vmentry-failed");
 			return VCPU_RUN_OFFLINE;

@@ -5,8 +5,7 @@
 #include "spinlock.h"
 #include "dev/vlapic.h"
 #include "vmx/exit_reasons.h"
-#include "vmx/entry.h"
-#include "vmx/fpu.h"
+#include "vmx/vcpu.h"
 #include "vmx/kvm_pv.h"
 #include "sched/sched.h"
 
@@ -15,9 +14,11 @@ struct vm;
 #define VCPU_DBG_STACK_WORDS 48
 
 struct vcpu {
-	struct guest_regs regs;            /* first: entry.asm gets &vcpu->regs */
+	/* hv/vmx's part (vmx/vcpu.h: GPRs, vLAPIC, FPU, windows, pending
+	 * exception); first, so entry.asm's regs pointer and the handlers'
+	 * struct vmx_vcpu * are the vCPU's address (vcpu_of()). */
+	struct vmx_vcpu vmx;
 	struct vm *vm;
-	unsigned id;                       /* index in the VM */
 	/* One state machine (issue 11): whether v runs, waits or is off is the
 	 * scheduler's (v->sv.state: RUNNING, RUNNABLE, BLOCKED, OFFLINE); these
 	 * two flags are the guest's activity state (SDM Vol. 3 §24.4.2) that
@@ -28,9 +29,6 @@ struct vcpu {
 	bool launched;
 	volatile int sipi_vector;          /* -1 none; set by start_vcpu(SIPI) */
 	volatile bool init_pending;
-	void *apic_page;                   /* vLAPIC registers = virtual-APIC page */
-	struct vlapic lapic;
-	struct fpu_state fpu;              /* x87/SSE/AVX state and XCR0 */
 	struct kvm_pv_vcpu kvm;            /* KVM PV: kvmclock, steal time, kicks */
 	struct sched_vcpu sv;              /* hv/sched's view (state, accounting) */
 	int vmcs_cpu;                      /* pCPU whose host state the VMCS holds; -1 none */
@@ -45,27 +43,15 @@ struct vcpu {
 	bool halt_nmi_blocked;             /* ... and it was blocked by NMI (virtual NMIs) */
 	volatile bool halt_polling;        /* halt poll running: no kick IPI needed (vm/halt_poll.c) */
 	stime_t halt_since;                /* when the current halt began, 0 = not halted */
-	bool nmi_window;                   /* NMI-window exiting is on in the VMCS */
-	bool vid_window;                   /* apicv held RVI back: interrupt window (vmx/apicv.c) */
-	bool vid_ungated;                  /* virtual-interrupt delivery on, VID gate off: the
-					    * VMCS's RVI is what the CPU delivers (vmx/apicv.c) */
 	bool nmi_injected;                 /* an NMI was injected (virtual NMIs) */
 	bool exit_unconsumed;              /* last exit's IDT-vectoring info not yet re-injected */
 	uint64_t fast_deadline_tsc;        /* fast re-entry allowed until this TSC */
 	const volatile bool *resched;      /* need_resched of the pCPU running v (vcpu_run) */
 	const volatile bool *vprof_on;     /* v's VM is profiled (vm/vprof_platform.h) */
-	struct {                           /* exception a handler queued for the next entry */
-		bool valid, has_err;
-		uint8_t vector;
-		uint32_t err;
-	} pending_exc;
-	uint64_t misc_enable;       /* IA32_MISC_ENABLE as the guest last wrote it */
 	uint64_t exits_total;
 	uint64_t exits[EXIT_REASON_MAX];
-	uint64_t ple_exits;
-	uint64_t vid_held, vid_released;   /* VID gate: entries holding a vector for an
-					    * interrupt window; of those released at the HLT
-					    * or window exit without the run loop (issue 18) */
+	uint64_t vid_released;             /* of vmx.vid_held: released at the HLT or window
+					    * exit without the run loop (issue 18) */
 	uint64_t hlt_delivered;            /* no gate: HLTs ended at once by a deliverable
 					    * virtual interrupt (vcpu_hlt_deliver_reenter) */
 	uint64_t nrekick;   /* entries that re-raised a kick taken after the need_resched test */
@@ -85,6 +71,15 @@ struct vcpu {
 		volatile bool snap_req;               /* copy the stack at the next slow exit */
 	} dbg;
 };
+
+_Static_assert(offsetof(struct vcpu, vmx) == 0, "vcpu_of() and entry.asm's regs pointer");
+
+/* The vCPU whose hv/vmx part is x (exit handlers and vmx_vm_ops hooks get
+ * x; hv/vmx itself never converts back). */
+static inline struct vcpu *vcpu_of(struct vmx_vcpu *x)
+{
+	return container_of(x, struct vcpu, vmx);
+}
 
 /* Why vcpu_run() returned. */
 enum vcpu_run_end {

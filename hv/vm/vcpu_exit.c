@@ -8,7 +8,7 @@
 #include "vmx/vmcs.h"
 #include "vmx/vcpu_state.h"
 #include "vmx/caps.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vmx/apicv.h"
 #include "vm/sched_platform.h"
 #include "vm/bstamp.h"
@@ -51,7 +51,7 @@ static inline bool vcpu_fast_reentry(struct vcpu *v)
 {
 	uint64_t now, dl = v->fast_deadline_tsc;
 
-	if (flag_once(&v->kicked) || v->pending_exc.valid || flag_once(v->resched))
+	if (flag_once(&v->kicked) || v->vmx.pending_exc.valid || flag_once(v->resched))
 		return false;
 	now = rdtsc();
 	if (now >= dl)
@@ -72,7 +72,7 @@ static inline bool exit_is_icr_write(struct vcpu *v, uint32_t raw)
 {
 	if (raw == EXIT_REASON_APIC_WRITE)
 		return (vmx_exit_qual() & 0xfff) == 0x300;
-	return raw == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == 0x830;
+	return raw == EXIT_REASON_WRMSR && (uint32_t)v->vmx.regs.rcx == 0x830;
 }
 
 _Static_assert((int)EXIT_REENTERED == VMX_EXIT_REENTER, "a handler's re-entry is the stub's");
@@ -84,8 +84,8 @@ _Static_assert((int)EXIT_REENTERED == VMX_EXIT_REENTER, "a handler's re-entry is
  * nothing but RVI before the next entry. */
 static inline bool loop_top_idle(struct vcpu *v)
 {
-	return !(READ_ONCE(v->lapic.nmi_pending) || v->nmi_window ||
-		 (v->id == 0 && vpic_output(&v->vm->devs.intc.pic)) ||
+	return !(READ_ONCE(v->vmx.lapic.nmi_pending) || v->vmx.nmi_window ||
+		 (v->vmx.id == 0 && vpic_output(&v->vm->devs.intc.pic)) ||
 		 kvm_pv_unhalt_pending(v) || dev_sweep_vectors_pending(v));
 }
 
@@ -132,7 +132,7 @@ vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act)
 	 * alone; released, RVI is then 0): else re-entering would end the HLT
 	 * with no interrupt taken (SDM §30.2.1, §30.2.2); the run loop's HLT
 	 * path blocks instead. After a window exit the guest just goes on. */
-	if (vcpu_fast_reentry(v) && (rvi = apicv_gate_release(v)) >= 0 &&
+	if (vcpu_fast_reentry(v) && (rvi = apicv_gate_release(&v->vmx)) >= 0 &&
 	    (rvi || reason != EXIT_REASON_HLT)) {
 		vmx_proc_ctls_set(vmx_proc_ctls() & ~PROC_INTR_WINDOW);
 		v->vid_released++;
@@ -144,8 +144,9 @@ vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act)
 
 /* One copy per exit, the reason tests compiled out (make bench-exits
  * "IPI held while IF=0" rows with the gate). */
-enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exit_action act)
+enum exit_action vcpu_vid_gate_reenter(struct vmx_vcpu *vx, uint32_t reason, enum exit_action act)
 {
+	struct vcpu *v = vcpu_of(vx);
 	return reason == EXIT_REASON_HLT ? vid_gate_reenter(v, EXIT_REASON_HLT, act) :
 					   vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, act);
 }
@@ -166,11 +167,12 @@ enum exit_action vcpu_vid_gate_reenter(struct vcpu *v, uint32_t reason, enum exi
  * cycles (00fedc3: 1470). The test comes before any other work, so an HLT
  * that blocks pays only the RVI test (the lead's earlier attempt ran the
  * gate's RVI recomputation first and cost the blocking rows ~350). */
-enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v)
+enum exit_action vcpu_hlt_deliver_reenter(struct vmx_vcpu *vx)
 {
+	struct vcpu *v = vcpu_of(vx);
 	uint64_t fl = vmx_guest_rflags();
 
-	if (!(fl & BIT(9)) || !apicv_rvi_deliverable(&v->apic_page) || !loop_top_idle(v))
+	if (!(fl & BIT(9)) || !apicv_rvi_deliverable(&v->vmx.apic_page) || !loop_top_idle(v))
 		return EXIT_BLOCK;
 	v->dbg.halt_rflags = fl;   /* the watchdog dump's "last HLT" */
 	v->dbg.halt_rip = vmx_guest_rip();
@@ -185,7 +187,7 @@ enum exit_action vcpu_hlt_deliver_reenter(struct vcpu *v)
 
 static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
 {
-	return raw == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE;
+	return raw == EXIT_REASON_WRMSR && (uint32_t)v->vmx.regs.rcx == MSR_IA32_TSC_DEADLINE;
 }
 
 /* Issue 17: a TSC-deadline WRMSR (Linux re-arms its tick with one from its
@@ -221,7 +223,7 @@ static inline bool exit_is_tscdl_write(struct vcpu *v, uint32_t raw)
  * above covers that. */
 static inline void vcpu_tscdl_lower(struct vcpu *v)
 {
-	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->id),
+	stime_t dl = MIN(vintc_timer_next(&v->vm->devs.intc, v->vmx.id),
 			 pcpu_deadline(cpu_this()));
 	uint64_t t;
 
@@ -253,9 +255,9 @@ static __attribute__((noinline)) int vcpu_exit_wrmsr_old(struct vcpu *v, uint32_
 	if (irqon)
 		irq_enable();
 	act = exit_dispatch(v, raw);
-	if (act == EXIT_RESUME && !v->pending_exc.valid) {
-		if ((uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE) {
-			stime_t dl = vintc_timer_next(&v->vm->devs.intc, v->id);
+	if (act == EXIT_RESUME && !v->vmx.pending_exc.valid) {
+		if ((uint32_t)v->vmx.regs.rcx == MSR_IA32_TSC_DEADLINE) {
+			stime_t dl = vintc_timer_next(&v->vm->devs.intc, v->vmx.id);
 			uint64_t t = dl > 0 ? time_ns_to_tsc(dl) : 0;
 
 			if (dl < STIME_NEVER && t < v->fast_deadline_tsc)
@@ -314,7 +316,7 @@ static __attribute__((noinline)) int vcpu_exit_vmcall(struct vcpu *v, uint32_t r
 
 int vcpu_exit_handle(struct guest_regs *regs)
 {
-	struct vcpu *v = container_of(regs, struct vcpu, regs);
+	struct vcpu *v = container_of(regs, struct vcpu, vmx.regs);
 	uint32_t raw = vmx_exit_reason_raw();
 	enum exit_action act;
 

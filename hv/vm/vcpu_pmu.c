@@ -80,7 +80,7 @@ void vcpu_pmu_vmcs_setup_active(void)
 /* RDPMC exit (SDM §26.1.3; set only while the host PMU is in use): the guest
  * was told there is no PMU (CPUID.0AH = 0), so any counter index is invalid:
  * #GP(0) as on a CPU without it (SDM vol. 2 RDPMC). */
-enum exit_action exit_rdpmc(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_rdpmc(struct vmx_vcpu *v, struct exit_info *x)
 {
 	vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 	return EXIT_RESUME;
@@ -109,7 +109,7 @@ void vcpu_pmu_run_begin_active(struct vcpu *v)
 	struct cpu_pmu *pc = &cpus[cpu].pmu;
 	bool ready = vcpu_pmu_cpu_ready(cpu), prof, want;
 
-	prof = ready && v->id < VPROF_MAX_VCPUS && vprof_vm_profiling((uint16_t)v->vm->id);
+	prof = ready && v->vmx.id < VPROF_MAX_VCPUS && vprof_vm_profiling((uint16_t)v->vm->id);
 	/* sched=auto's own sample (auto.c: a few runs per accounting period;
 	 * 0 runs under any other policy): cycles needed, stall if present. */
 	want = ready && !prof && sched_vcpu_pmu_wanted(&v->sv) &&
@@ -120,9 +120,9 @@ void vcpu_pmu_run_begin_active(struct vcpu *v)
 
 static struct vprof_pmu_acc *vcpu_pmu_acc(struct vcpu *v)
 {
-	if (v->vm->id >= VPROF_MAX_VMS || v->id >= VPROF_MAX_VCPUS)
+	if (v->vm->id >= VPROF_MAX_VMS || v->vmx.id >= VPROF_MAX_VCPUS)
 		return NULL;
-	return &pmu_accs[v->vm->id][v->id];
+	return &pmu_accs[v->vm->id][v->vmx.id];
 }
 
 void vcpu_pmu_run_end_active(struct vcpu *v)
@@ -154,7 +154,7 @@ void vcpu_pmu_run_end_active(struct vcpu *v)
 	/* sched=auto's memory-boundness signal (hv/sched/auto.c). */
 	if ((p->present & BIT(VPMU_CYCLES)) && (p->present & BIT(VPMU_OFFCORE_STALL)))
 		sched_vcpu_pmu(&v->sv, delta[VPMU_CYCLES], delta[VPMU_OFFCORE_STALL]);
-	vprof_pmu_acc_flush(a, cpu, (uint16_t)v->vm->id, (uint16_t)v->id, time_now(),
+	vprof_pmu_acc_flush(a, cpu, (uint16_t)v->vm->id, (uint16_t)v->vmx.id, time_now(),
 			    (uint64_t)pmu_sample_us * 1000u, false);
 }
 
@@ -163,6 +163,6 @@ void vcpu_pmu_vcpu_put_active(struct vcpu *v)
 	struct vprof_pmu_acc *a = vcpu_pmu_acc(v);
 
 	if (a)
-		vprof_pmu_acc_flush(a, this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id,
+		vprof_pmu_acc_flush(a, this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->vmx.id,
 				    time_now(), 0, true);
 }

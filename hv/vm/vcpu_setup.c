@@ -15,13 +15,13 @@
 void vcpu_load_entry(struct vcpu *v, const struct guest_entry *e)
 {
 	vmcs_guest_entry(e);
-	v->regs.rax = e->rax;
-	v->regs.rbx = e->rbx;
-	v->regs.rcx = e->rcx;
-	v->regs.rdx = e->rdx;
-	v->regs.rsi = e->rsi;
-	v->regs.rdi = e->rdi;
-	v->regs.rbp = e->rbp;
+	v->vmx.regs.rax = e->rax;
+	v->vmx.regs.rbx = e->rbx;
+	v->vmx.regs.rcx = e->rcx;
+	v->vmx.regs.rdx = e->rdx;
+	v->vmx.regs.rsi = e->rsi;
+	v->vmx.regs.rdi = e->rdi;
+	v->vmx.regs.rbp = e->rbp;
 }
 
 /* Build v's VMCS from what its VM and the scheduler say (vmx/vmcs_setup.h). */
@@ -33,14 +33,14 @@ int vcpu_vmcs_setup(struct vcpu *v)
 	 * KVM's kvm_vcpu_on_spin() finds nothing to boost). ple=on forces them
 	 * (vProfile's PLE spin detection). */
 	struct vmcs_config cfg = {
-		.io_bitmap = vm->io_bitmap,
-		.msr_bitmap = vm->msr_bitmap,
-		.ept = &vm->ept,
+		.io_bitmap = vm->vmx.io_bitmap,
+		.msr_bitmap = vm->vmx.msr_bitmap,
+		.ept = &vm->vmx.ept,
 		.ple = vm->p.ple_set ? vm->p.ple : sched_ple_enabled() && vm->nr_vcpus > 1,
 		.ple_window = v->sv.ple_window,
 	};
 
-	return vmcs_setup(v, &cfg, &v->vmcs, &v->ple_window_set);
+	return vmcs_setup(&v->vmx, &cfg, &v->vmcs, &v->ple_window_set);
 }
 
 int vcpu_create(struct vm *vm, unsigned id)
@@ -48,17 +48,18 @@ int vcpu_create(struct vm *vm, unsigned id)
 	struct vcpu *v = page_alloc_zeroed((sizeof(struct vcpu) + PAGE_SIZE - 1) / PAGE_SIZE);
 	int r;
 
-	if (!v || !(v->apic_page = page_alloc_zeroed(1)))
+	if (!v || !(v->vmx.apic_page = page_alloc_zeroed(1)))
 		return -ENOMEM;
 	v->vm = vm;
-	v->id = id;
+	v->vmx.vm = &vm->vmx;
+	v->vmx.id = id;
 	v->vmcs_cpu = -1;
 	v->vmcs_active = -1;
 	v->sipi_vector = -1;
-	v->misc_enable = MSR_MISC_ENABLE_RESET;
+	v->vmx.misc_enable = MSR_MISC_ENABLE_RESET;
 	v->wait_sipi = id != 0;
 	v->vprof_on = vprof_plat_exit_flag(vm->id);
 	vm->vcpu[id] = v;
-	r = vintc_add_vcpu(&vm->devs.intc, id, &v->lapic, v->apic_page);
-	return r ? r : fpu_vcpu_init(&v->fpu);
+	r = vintc_add_vcpu(&vm->devs.intc, id, &v->vmx.lapic, v->vmx.apic_page);
+	return r ? r : fpu_vcpu_init(&v->vmx.fpu);
 }

@@ -3,7 +3,7 @@
  * only; when the last VM ends the run ends with a summary. */
 #include "vm/vm.h"
 #include "vm/exit_route.h"
-#include "vmx/kvm_pv.h"
+#include "vm/kvm_pv_vcpu.h"
 #include "vmx/fpu.h"
 #include "vm/sched_platform.h"
 #include "vm/vprof_platform.h"
@@ -56,16 +56,16 @@ static int vm_memory(struct vm *vm)
 	/* Only the firmware area is cleared: loaders clear what they load (a PC
 	 * does not clear RAM either), and clearing 64 MiB costs seconds in Bochs. */
 	memset(vm->ram, 0, MiB(1));
-	vm->ept = (struct ept){ .alloc_page = ept_alloc, .virt_to_phys = ept_v2p,
+	vm->vmx.ept = (struct ept){ .alloc_page = ept_alloc, .virt_to_phys = ept_v2p,
 				.phys_to_virt = ept_p2v };
-	if (ept_init(&vm->ept) || ept_map(&vm->ept, 0, ram, vm->ram_size, EPT_RWX))
+	if (ept_init(&vm->vmx.ept) || ept_map(&vm->vmx.ept, 0, ram, vm->ram_size, EPT_RWX))
 		return -ENOMEM;
-	vm->io_bitmap = page_alloc_zeroed(2);
-	vm->msr_bitmap = page_alloc_zeroed(1);
-	if (!vm->io_bitmap || !vm->msr_bitmap)
+	vm->vmx.io_bitmap = page_alloc_zeroed(2);
+	vm->vmx.msr_bitmap = page_alloc_zeroed(1);
+	if (!vm->vmx.io_bitmap || !vm->vmx.msr_bitmap)
 		return -ENOMEM;
-	memset(vm->io_bitmap, 0xff, 2 * PAGE_SIZE);   /* every port exits */
-	msr_filter_fill_bitmap(&vm->msrs, vm->msr_bitmap);
+	memset(vm->vmx.io_bitmap, 0xff, 2 * PAGE_SIZE);   /* every port exits */
+	msr_filter_fill_bitmap(&vm->vmx.msrs, vm->vmx.msr_bitmap);
 	return 0;
 }
 
@@ -138,20 +138,24 @@ static int vm_create(const struct vm_params *p, const struct bootinfo_module *k,
 		return -ENOMEM;
 	vm->p = *p;
 	vm->id = (unsigned)p->vm;
+	vm->vmx.name = vm->p.name;
+	vm->vmx.apicv = p->apicv;
+	vm->vmx.intc = &vm->devs.intc;
+	vm->vmx.lock = &vm->lock;
 	vm->nr_vcpus = p->vcpus;
 	hcall_limits_init(vm);
 	cpuid_count(0, 0, &r);
-	cpuid_policy_init(&vm->cpuid, vm->nr_vcpus, r.eax);
-	vm_cpuid_platform(&vm->cpuid);
+	cpuid_policy_init(&vm->vmx.cpuid, vm->nr_vcpus, r.eax);
+	vm_cpuid_platform(&vm->vmx.cpuid);
 	/* KVM's PV ABI (vmx/kvm_pv.h): on for kind=linux unless kvm=off. */
-	vm->msrs.kvm_pv = vm->cpuid.kvm_sig = p->kvm_set ? p->kvm_pv : p->kind == VM_KIND_LINUX;
-	vm->cpuid.kvm_features = vm->cpuid.kvm_sig ? kvm_pv_features() : 0;
+	vm->vmx.msrs.kvm_pv = vm->vmx.cpuid.kvm_sig = p->kvm_set ? p->kvm_pv : p->kind == VM_KIND_LINUX;
+	vm->vmx.cpuid.kvm_features = vm->vmx.cpuid.kvm_sig ? kvm_pv_features() : 0;
 	/* RDTSCP is enabled in the VMCS when the CPU has it (vmcs_setup.c); the
 	 * guest then owns IA32_TSC_AUX, switched per vCPU by vmx/fpu.c. */
-	vm->cpuid.rdtscp = vm->msrs.rdtscp = vmx_ctl_has(&vmx_caps.proc2, PROC2_RDTSCP);
-	vm->cpuid.rdrand = opt_guest_rdrand;
+	vm->vmx.cpuid.rdtscp = vm->vmx.msrs.rdtscp = vmx_ctl_has(&vmx_caps.proc2, PROC2_RDTSCP);
+	vm->vmx.cpuid.rdrand = opt_guest_rdrand;
 	/* Bochs 2.7's XSAVEC writes a layout its XRSTOR does not read (fpu.c). */
-	vm->cpuid.no_xsavec = !fpu_xsavec_ok();
+	vm->vmx.cpuid.no_xsavec = !fpu_xsavec_ok();
 	if ((err = vm_memory(vm)) || (err = vm_devs_init(vm)) || (err = vm_firmware(vm)) ||
 	    (err = vm_load(vm, k, initrd)))
 		return err;
@@ -183,7 +187,7 @@ void vm_create_all(const struct boot_info *bi)
 {
 	static struct vm_params p;
 
-	vm_exit_routes_init();   /* before any vCPU runs */
+	vm_exit_routes_check();   /* before any vCPU runs */
 	console_input_set_state_dump(watchdog_dump);
 	for (unsigned i = 0; i < bi->nr_modules && nr_vms < VM_MAX; i++) {
 		int err;
@@ -274,9 +278,9 @@ void vm_print_exits(struct vm *vm)
 			pr_info("summary:   %s vcpu%u halt polls %lu woken %lu poll us %ld window ns %ld\n",
 				vm->p.name, i, st.npoll, st.npoll_ok, st.poll_time / 1000,
 				v->sv.halt_poll_ns);
-		if (v->vid_held)   /* apicv_vid_gate (vmx/apicv.c, vm/vcpu_exit.c) */
+		if (v->vmx.vid_held)   /* apicv_vid_gate (vmx/apicv.c, vm/vcpu_exit.c) */
 			pr_info("summary:   %s vcpu%u vid gate held %lu released at exit %lu\n",
-				vm->p.name, i, v->vid_held, v->vid_released);
+				vm->p.name, i, v->vmx.vid_held, v->vid_released);
 		if (v->hlt_delivered)   /* no gate: HLT ended by a deliverable RVI (vm/vcpu_exit.c) */
 			pr_info("summary:   %s vcpu%u hlt ended at exit by rvi %lu\n",
 				vm->p.name, i, v->hlt_delivered);

@@ -9,13 +9,9 @@
 #include "vm/vcpu.h"
 #include "vm/modstr.h"
 #include "vm/devs.h"
-#include "vmx/ept.h"
-#include "vmx/cpuid_filter.h"
-#include "vmx/cpuid_cache.h"
-#include "vmx/msr_filter.h"
+#include "vmx/vcpu.h"
 #include "load/loader.h"
-
-#define VM_MAX 8
+#include "vm_limits.h"   /* VM_MAX */
 
 enum vm_state { VM_RUNNING = 0, VM_DEAD = 1 };
 
@@ -30,18 +26,12 @@ struct vm {
 	struct vcpu *vcpu[VM_MAX_VCPUS];
 	uint8_t *ram;                    /* host pointer (= host physical) of gpa 0 */
 	uint64_t ram_size;
-	struct ept ept;
-	uint8_t *io_bitmap;              /* 8 KiB: bitmaps A and B */
-	uint8_t *msr_bitmap;             /* 4 KiB */
-	struct cpuid_policy cpuid;
-	struct cpuid_cache cpuid_cache;   /* filtered answers of the static leaves */
-	struct msr_policy msrs;
+	struct vmx_vm vmx;               /* hv/vmx's part: EPT, bitmaps, CPUID/MSR policy */
 	struct vm_devs devs;
 	struct guest_entry entry;        /* boot vCPU's first state */
 	spinlock_t lock;
 	char line[160];                  /* guest console line being assembled */
 	unsigned line_len;
-	unsigned msr_gp_logged;           /* refused MSR accesses reported */
 	/* Console output an unprivileged VM causes by hypercall (hypercall.c,
 	 * docs/security.md); under lock. */
 	struct ratelimit rl_console;      /* test-result lines, console puts */

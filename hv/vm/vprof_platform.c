@@ -105,7 +105,7 @@ void vprof_plat_init(const struct boot_info *bi)
 void vprof_plat_exit(struct vcpu *v, uint32_t reason)
 {
 	if (READ_ONCE(vprof_plat_ready) && vprof_vm_profiling((uint16_t)v->vm->id))
-		vprof_exit(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, reason, time_now());
+		vprof_exit(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->vmx.id, reason, time_now());
 }
 
 const volatile bool *vprof_plat_exit_flag(unsigned vm)
@@ -150,7 +150,7 @@ static int64_t vprof_plat_hcall(struct vcpu *v, uint32_t nr, uint64_t a0)
 		if (!ok)
 			return -EAGAIN;
 	}
-	return vprof_hcall(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->id, nr, a0,
+	return vprof_hcall(this_cpu_id(), (uint16_t)v->vm->id, (uint16_t)v->vmx.id, nr, a0,
 			   time_now());
 }
 

@@ -117,9 +117,9 @@ static long ago_ms(stime_t t, stime_t now)
 /* Earliest timer of v's own devices, read without the vintc lock. */
 static stime_t vcpu_timer(struct vcpu *v)
 {
-	stime_t t = READ_ONCE(v->lapic.timer_deadline);
+	stime_t t = READ_ONCE(v->vmx.lapic.timer_deadline);
 
-	return v->id == 0 ? MIN(t, pcdev_next_deadline(&v->vm->devs.pc)) : t;
+	return v->vmx.id == 0 ? MIN(t, pcdev_next_deadline(&v->vm->devs.pc)) : t;
 }
 
 static int lapic_top(const struct vlapic *l, unsigned base)
@@ -145,7 +145,7 @@ static const char *vcpu_activity(struct vcpu *v)
 
 static void vcpu_snap(struct vcpu *v, struct wd_vcpu_snap *s)
 {
-	const struct vlapic *l = &v->lapic;
+	const struct vlapic *l = &v->vmx.lapic;
 	unsigned st = READ_ONCE(v->sv.state);
 
 	*s = (struct wd_vcpu_snap){
@@ -189,8 +189,8 @@ static void dump_vcpu_guest(struct vcpu *v)
 	pr_info("watchdog: vm%u.v%u guest hlt_rip=%#lx hlt_rflags=%#lx ple_rip=%#lx ple_exits=%lu "
 		"pv_unhalted=%d kicks=%lu sa_vec=%u sa_pend=%d sa_seq=%u sa_upcalls=%lu "
 		"sa_timeouts=%lu sa_ack_yield=%lu sa_ack_block=%lu sa_moot=%lu sa_stale=%lu\n",
-		v->vm->id, v->id, (unsigned long)v->dbg.halt_rip, (unsigned long)v->dbg.halt_rflags,
-		(unsigned long)v->dbg.ple_rip, (unsigned long)v->ple_exits,
+		v->vm->id, v->vmx.id, (unsigned long)v->dbg.halt_rip, (unsigned long)v->dbg.halt_rflags,
+		(unsigned long)v->dbg.ple_rip, (unsigned long)v->vmx.ple_exits,
 		(int)READ_ONCE(v->kvm.pv_unhalted), (unsigned long)READ_ONCE(v->kvm.kicks),
 		sv->sa_vector, !!(READ_ONCE(sv->flags) & SCHED_VF_SA_PEND), sv->sa_seq,
 		(unsigned long)sv->st.nsa_upcall, (unsigned long)sv->st.nsa_timeout,
@@ -202,7 +202,7 @@ static void dump_vcpu_guest(struct vcpu *v)
 					  (unsigned long)v->dbg.stack[i]);
 	line[n] = 0;
 	if (v->dbg.nstack)
-		pr_info("watchdog: vm%u.v%u stack at rip=%#lx rsp=%#lx:%s\n", v->vm->id, v->id,
+		pr_info("watchdog: vm%u.v%u stack at rip=%#lx rsp=%#lx:%s\n", v->vm->id, v->vmx.id,
 			(unsigned long)v->dbg.snap_rip, (unsigned long)v->dbg.snap_rsp, line);
 	if (v->vm->state == VM_RUNNING)
 		WRITE_ONCE(v->dbg.snap_req, true);   /* fresh copy for the next dump */
@@ -210,7 +210,7 @@ static void dump_vcpu_guest(struct vcpu *v)
 
 static void dump_vcpu(struct vcpu *v, stime_t now)
 {
-	const struct vlapic *l = &v->lapic;
+	const struct vlapic *l = &v->vmx.lapic;
 	stime_t t = vcpu_timer(v);
 	unsigned sv = 0;
 
@@ -224,7 +224,7 @@ static void dump_vcpu(struct vcpu *v, stime_t now)
 	pr_info("watchdog: vm%u.v%u guest=%s halt_if=%d kicked=%d irr_top=%d isr_top=%d "
 		"tpr=0x%x nmi=%d sched_vectors=%u lvt_timer=0x%x timer=%s exits=%lu ppr=0x%x "
 		"timer_fired=%lu tscdl_ignored=%lu wait=%s\n",
-		v->vm->id, v->id, vcpu_activity(v), v->halt_if, READ_ONCE(v->kicked),
+		v->vm->id, v->vmx.id, vcpu_activity(v), v->halt_if, READ_ONCE(v->kicked),
 		lapic_top(l, 0x200), lapic_top(l, 0x100), vlapic_reg(l, 0x80),
 		READ_ONCE(l->nmi_pending), sv, vlapic_reg(l, 0x320), rel(tb, sizeof(tb), t, now),
 		(unsigned long)READ_ONCE(v->exits_total), wd_ppr(s.tpr, s.isr_top),
@@ -363,11 +363,11 @@ static unsigned check_vcpu_wait(struct vcpu *v, struct wd_vstate *w, stime_t now
 	pr_warn("watchdog: %s vcpu%u (vm%u.v%u) %s %s for %ld ms: timer=%s timer_fired=%lu "
 		"irr_top=%d isr_top=%d ppr=0x%x halt_if=%d nmi=%u lvt_timer=0x%x; on pcpu%u "
 		"(idle=%d blocked_deadline=%s)\n",
-		v->vm->p.name, v->id, v->vm->id, v->id, s.blocked ? "blocked" : "running",
+		v->vm->p.name, v->vmx.id, v->vm->id, v->vmx.id, s.blocked ? "blocked" : "running",
 		wd_wait_name(k), ago_ms(k == WD_WAIT_TIMER_OVERDUE ? s.timer : w->wait_since, now),
-		rel(tb, sizeof(tb), s.timer, now), (unsigned long)READ_ONCE(v->lapic.timer_fired),
+		rel(tb, sizeof(tb), s.timer, now), (unsigned long)READ_ONCE(v->vmx.lapic.timer_fired),
 		s.irr_top, s.isr_top, wd_ppr(s.tpr, s.isr_top), s.halt_if, s.nmi,
-		vlapic_reg(&v->lapic, 0x320), pcpu, pv.idle,
+		vlapic_reg(&v->vmx.lapic, 0x320), pcpu, pv.idle,
 		rel(bd, sizeof(bd), pv.blocked_deadline, now));
 	return 1;
 }
@@ -402,7 +402,7 @@ static unsigned check_vcpu_livelock(struct vcpu *v, struct wd_vstate *w, stime_t
 			n = 1;
 			pr_warn("watchdog: %s vcpu%u (vm%u.v%u) livelock: %lu exits in %ld ms, %lu "
 				"retiring no guest instruction, most %s (%lu)\n", v->vm->p.name,
-				v->id, v->vm->id, v->id, (unsigned long)(all - w->ll_all),
+				v->vmx.id, v->vm->id, v->vmx.id, (unsigned long)(all - w->ll_all),
 				ago_ms(w->ll_since, now), (unsigned long)ep_np,
 				wd_np_reason_name(top), (unsigned long)(np[top] - w->ll_np[top]));
 		}

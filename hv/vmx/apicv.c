@@ -5,7 +5,10 @@
  * Lock: apicv_lock guards slot allocation only; per-vCPU state is touched by
  * the pCPU running that vCPU. */
 #include "vmx/apicv.h"
-#include "vm/vm.h"   /* struct vcpu, struct vm: issue 11 (check_layers ratchet) */
+#include "vmx/vcpu.h"
+#include "vmx/exit.h"
+#include "load/loader.h"   /* GUEST_LAPIC_BASE */
+#include "vm_limits.h"
 #include "vmx/apicv_calc.h"
 #include "vmx/vid_selftest.h"
 #include "vmx/vmcs.h"
@@ -48,7 +51,7 @@ struct apicv_vcpu {
 };
 
 struct apicv_vm {
-	const struct vm *vm;
+	const struct vmx_vm *vm;
 	void *access_page;     /* APIC-access page, mapped at GUEST_LAPIC_BASE */
 	uint8_t *x2_bitmap;    /* MSR bitmap for vCPUs in x2APIC mode */
 	struct apicv_vcpu vcpu[VM_MAX_VCPUS];
@@ -71,12 +74,12 @@ void apicv_host_init(void)
 	opt_apicv_vid_gate = vid_selftest_gate_at_boot(opt_vid_gate_mode, skip);
 }
 
-bool apicv_vm_enabled(const struct vm *vm)
+bool apicv_vm_enabled(const struct vmx_vm *vm)
 {
-	return opt_apicv && vm->p.apicv && cpu_has(PROC2_VIRT_APIC_ACCESS);
+	return opt_apicv && vm->apicv && cpu_has(PROC2_VIRT_APIC_ACCESS);
 }
 
-static struct apicv_vm *slot_find(const struct vm *vm)
+static struct apicv_vm *slot_find(const struct vmx_vm *vm)
 {
 	for (unsigned i = 0; i < VM_MAX; i++)
 		if (READ_ONCE(slots[i].vm) == vm)
@@ -86,14 +89,14 @@ static struct apicv_vm *slot_find(const struct vm *vm)
 
 /* First vCPU of a VM: the APIC-access page (its contents are never used,
  * SDM §30.4) mapped in EPT, and the x2APIC MSR bitmap. */
-static struct apicv_vm *slot_get(struct vm *vm)
+static struct apicv_vm *slot_get(struct vmx_vm *vm)
 {
 	struct apicv_vm *s;
 
 	spin_lock(&apicv_lock);
 	s = slot_find(vm);
 	for (unsigned i = 0; !s && i < VM_MAX; i++)
-		if (!slots[i].vm || slots[i].vm->state == VM_DEAD)
+		if (!slots[i].vm || vmx_vm_ops.vm_dead(slots[i].vm))
 			s = &slots[i];
 	if (s && s->vm != vm) {
 		memset(s, 0, sizeof(*s));
@@ -124,14 +127,14 @@ static void eoi_exit_write(unsigned i, uint64_t val)
 		vmcs_write_failed(f, val, e);
 }
 
-static struct apicv_vcpu *vcpu_state(struct vcpu *v)
+static struct apicv_vcpu *vcpu_state(struct vmx_vcpu *v)
 {
 	struct apicv_vm *s = slot_find(v->vm);
 
 	return s ? &s->vcpu[v->id] : NULL;
 }
 
-int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
+int apicv_vmcs_setup(struct vmx_vcpu *v, uint32_t *proc, uint32_t *proc2)
 {
 	struct apicv_vm *s;
 	struct apicv_vcpu *a;
@@ -166,7 +169,7 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2)
 	return 0;
 }
 
-void apicv_config_changed(struct vcpu *v)
+void apicv_config_changed(struct vmx_vcpu *v)
 {
 	struct apicv_vcpu *a = vcpu_state(v);
 
@@ -176,7 +179,8 @@ void apicv_config_changed(struct vcpu *v)
 
 /* xAPIC: APIC-access page; x2APIC: virtualize x2APIC mode and its MSR bitmap;
  * APIC disabled: neither (SDM §30.2, §30.5). */
-static __attribute__((noinline)) void mode_switch(struct vcpu *v, struct apicv_vcpu *a, uint8_t mode)
+static __attribute__((noinline)) void mode_switch(struct vmx_vcpu *v, struct apicv_vcpu *a,
+						  uint8_t mode)
 {
 	struct apicv_vm *s = slot_find(v->vm);
 	uint32_t p2 = a->proc2 & ~(PROC2_VIRT_APIC_ACCESS | PROC2_VIRT_X2APIC);
@@ -193,7 +197,7 @@ static __attribute__((noinline)) void mode_switch(struct vcpu *v, struct apicv_v
 	a->mode = mode;
 }
 
-static uint8_t lapic_mode(const struct vcpu *v)
+static uint8_t lapic_mode(const struct vmx_vcpu *v)
 {
 	switch (READ_ONCE(v->lapic.mode)) {
 	case VLAPIC_XAPIC:
@@ -207,9 +211,9 @@ static uint8_t lapic_mode(const struct vcpu *v)
 	}
 }
 
-static __attribute__((noinline)) void eoi_bitmap_update(struct vcpu *v, struct apicv_vcpu *a)
+static __attribute__((noinline)) void eoi_bitmap_update(struct vmx_vcpu *v, struct apicv_vcpu *a)
 {
-	const struct vioapic *io = &v->vm->devs.intc.ioapic;
+	const struct vioapic *io = &v->vm->intc->ioapic;
 	uint32_t gen = __atomic_load_n(&io->gen, __ATOMIC_ACQUIRE);
 	uint64_t bm[4];
 
@@ -233,7 +237,7 @@ static __attribute__((noinline)) void eoi_bitmap_update(struct vcpu *v, struct a
 	a->eoi_dirty = false;
 }
 
-void apicv_hold_rvi(struct vcpu *v)
+void apicv_hold_rvi(struct vmx_vcpu *v)
 {
 	uint16_t st;
 
@@ -252,8 +256,9 @@ enum gate_can { GATE_CAN_READ, GATE_CAN_YES };
 /* RVI/SVI from the page and, with the gate, what it holds back; the
  * EOI-exit bitmap when a new vector is about to be delivered. Returns the
  * guest interrupt status entered. */
-static inline __attribute__((always_inline)) uint16_t vid_update(struct vcpu *v, struct apicv_vcpu *a,
-							     enum gate_can how)
+static inline __attribute__((always_inline)) uint16_t vid_update(struct vmx_vcpu *v,
+								 struct apicv_vcpu *a,
+								 enum gate_can how)
 {
 	uint8_t rvi;
 	uint16_t st;
@@ -296,12 +301,12 @@ static inline __attribute__((always_inline)) uint16_t vid_update(struct vcpu *v,
 	return st;
 }
 
-bool apicv_entry(struct vcpu *v)
+bool apicv_entry(struct vmx_vcpu *v)
 {
 	struct apicv_vcpu *a;
 	uint8_t mode;
 
-	if (!v->vm->p.apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
+	if (!v->vm->apicv || !opt_apicv || !(a = vcpu_state(v)) || !a->mode)
 		return false;
 	mode = lapic_mode(v);
 	if (unlikely(mode != a->mode))
@@ -314,7 +319,7 @@ bool apicv_entry(struct vcpu *v)
 	return true;
 }
 
-int apicv_gate_release(struct vcpu *v)
+int apicv_gate_release(struct vmx_vcpu *v)
 {
 	struct apicv_vcpu *a;
 

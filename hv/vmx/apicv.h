@@ -10,9 +10,9 @@
 #include "vmx/vmcs.h"
 #include "dev/vlapic.h"
 
-/* hv/vm's objects, passed through (apicv.c reads them; issue 11). */
-struct vcpu;
-struct vm;
+/* hv/vmx's part of a vCPU and of a VM (vmx/vcpu.h). */
+struct vmx_vcpu;
+struct vmx_vm;
 
 /* BSP, after VMXON on every CPU, before any VM: settle apicv_vid_gate
  * (auto: the self-test of vid_selftest.c decides; on/off force it). */
@@ -20,13 +20,13 @@ void apicv_host_init(void);
 
 /* Boot option apicv= (default on), per-VM module key apicv=, and the CPU's
  * capabilities: does this VM use APIC virtualization? */
-bool apicv_vm_enabled(const struct vm *vm);
+bool apicv_vm_enabled(const struct vmx_vm *vm);
 
 /* From vmcs_setup (VMCS current): add the APICv controls to proc/proc2 and
  * write the fields of the features present (virtual-APIC page, APIC-access
  * page, TPR threshold, EOI-exit bitmap, guest interrupt status). Maps the
  * VM's APIC-access page in EPT on first use. 0 or -ENOMEM. */
-int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2);
+int apicv_vmcs_setup(struct vmx_vcpu *v, uint32_t *proc, uint32_t *proc2);
 
 /* Before each VM entry (VMCS current, from inject_events): follow the vLAPIC
  * mode (xAPIC / x2APIC / disabled), then with virtual-interrupt delivery write
@@ -34,11 +34,11 @@ int apicv_vmcs_setup(struct vcpu *v, uint32_t *proc, uint32_t *proc2);
  * another pCPU only set IRR) and, when needed, the EOI-exit bitmap; without
  * it, the TPR threshold. Returns true when interrupts from the vLAPIC are
  * delivered by the CPU (the caller must then inject only NMI and ExtINT). */
-bool apicv_entry(struct vcpu *v);
+bool apicv_entry(struct vmx_vcpu *v);
 /* An event is injected at this entry (its handler starts with IF=0): hide
  * RVI until the interrupt window (issue 17, apicv_calc.h); sets
  * v->vid_window when it did. */
-void apicv_hold_rvi(struct vcpu *v);
+void apicv_hold_rvi(struct vmx_vcpu *v);
 
 /* Issue 18: at an exit after which the guest can take an interrupt at once
  * (RFLAGS.IF = 1, no STI/MOV-SS blocking: the caller knows it), release the
@@ -49,7 +49,7 @@ void apicv_hold_rvi(struct vcpu *v);
  * in-service vector masks it (SDM §30.1.3, §30.2.1; then held for the
  * in-service vectors' EOI exits, apicv_calc.h). -1 when nothing was held or
  * the APIC mode changed (take the run loop). */
-int apicv_gate_release(struct vcpu *v);
+int apicv_gate_release(struct vmx_vcpu *v);
 
 /* Issue 18, without the VID gate (v->vid_ungated), VMCS current. RVI's
  * priority class (bits 7:4 of the guest interrupt status, SDM §25.4.2):
@@ -81,5 +81,5 @@ static inline bool apicv_rvi_deliverable(void *const *apic_page)
 }
 
 /* Exit hooks: the EOI-exit bitmap may have to change (level IPI, IOAPIC). */
-void apicv_config_changed(struct vcpu *v);
+void apicv_config_changed(struct vmx_vcpu *v);
 #endif

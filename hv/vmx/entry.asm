@@ -5,8 +5,8 @@
 ;   records RSP as HOST_RSP, loads the guest GPRs from *regs and executes
 ;   VMLAUNCH (launched == 0) or VMRESUME.
 ;   After every VM exit the guest GPRs are stored back in *regs and
-;   vmx_exit_handler(regs) (hv/vm/vcpu_exit.c vcpu_exit_handle, set at init
-;   by hv/vm: hv/vmx names no hv/vm symbol) is called on the same stack,
+;   vmx_vm_ops.exit(regs) (hv/vm/vcpu_exit.c vcpu_exit_handle, registered
+;   const by hv/vm: hv/vmx names no hv/vm symbol) is called on the same stack,
 ;   interrupts still off. It returns VMX_EXIT_REENTER to go straight back
 ;   into the guest (VMRESUME, no host register reload, HOST_RSP unchanged),
 ;   or the enum exit_action that vmx_enter then returns (>= 0).
@@ -56,11 +56,10 @@
 %endmacro
 
 bits 64
-section .data
-global vmx_exit_handler
-align 8
-vmx_exit_handler:               ; int (*)(struct guest_regs *), hv/vmx/entry.h
-	dq 0
+; hv/vm's exit handler: the first member of the const struct vmx_vm_ops it
+; registers in section hv_vmx_vm_ops (hv/vmx/exit.h; linker.ld defines
+; vmx_vm_ops as the section's start).
+extern vmx_vm_ops
 
 section .text
 global vmx_enter, vmx_exit_entry
@@ -114,7 +113,7 @@ vmx_exit_entry:
 	mov [rdi + GR_R15], r15
 	pop rax
 	mov [rdi + GR_RDI], rax
-	call [rel vmx_exit_handler]     ; RSP is 16-byte aligned again here
+	call [rel vmx_vm_ops]           ; vmx_vm_ops.exit; RSP is 16-byte aligned again here
 	cmp eax, VMX_EXIT_REENTER
 	jne vmx_enter.leave
 	mov rdi, [rsp]

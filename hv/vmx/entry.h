@@ -40,10 +40,8 @@ static inline uint64_t *guest_gpr(struct guest_regs *r, unsigned idx)
  * first exit that vcpu_exit_handle() does not re-enter from, or
  * VMX_ENTER_FAILED. */
 int vmx_enter(struct guest_regs *regs, int launched);
-/* entry.asm, after each VM exit with the guest GPRs saved and interrupts
- * off: handle the exit; VMX_EXIT_REENTER or an enum exit_action. hv/vm's
- * vcpu_exit_handle (vm/vcpu_exit.c), set by vm_exit_routes_init() before
- * any vCPU runs: entry.asm calls through it (one CALL, as the direct call
- * it replaced; hv/vmx names no hv/vm symbol, issue 11). */
-extern int (*vmx_exit_handler)(struct guest_regs *regs);
+/* After each VM exit entry.asm calls hv/vm's handler through the first
+ * member of the const struct vmx_vm_ops hv/vm registers (vmx/exit.h
+ * `exit`: vm/vcpu_exit.c vcpu_exit_handle): one CALL, as the direct call
+ * it replaced; hv/vmx names no hv/vm symbol (issue 11). */
 #endif

@@ -5,7 +5,7 @@
 #include "vmx/caps.h"
 #include "vmx/apicv.h"
 #include "vmx/fpu.h"
-#include "vm/vm.h"
+#include "vmx/vcpu.h"
 #include "arch/x86/cpu.h"
 #include "log.h"
 #include "lib/fmt.h"
@@ -14,13 +14,11 @@
 
 static const char *reason_name(uint32_t r);
 
-struct vmx_vm_ops vmx_vm_ops;
-
 uint64_t guest_gpr_rsp_scratch;   /* guest_gpr(4), vmx/entry.h */
 
 /* Per vCPU: the vCPU may be descheduled before its next entry (injected by
  * vm/vcpu.c inject_events). */
-void vcpu_queue_exception(struct vcpu *v, uint8_t vector, bool has_err, uint32_t err)
+void vcpu_queue_exception(struct vmx_vcpu *v, uint8_t vector, bool has_err, uint32_t err)
 {
 	v->pending_exc.valid = true;
 	v->pending_exc.has_err = has_err;
@@ -38,16 +36,16 @@ __attribute__((noinline)) void exit_single_step(void)
 	vmcs_writenat(VMCS_GUEST_PENDING_DBG, vmcs_readnat(VMCS_GUEST_PENDING_DBG) | PENDING_DBG_BS);
 }
 
-enum exit_action exit_fail(struct vcpu *v, struct exit_info *x, const char *why)
+enum exit_action exit_fail(struct vmx_vcpu *v, struct exit_info *x, const char *why)
 {
 	pr_err("%s: vcpu%u: %s (exit reason %u %s, qualification %#lx); stopping the VM\n",
-	       v->vm->p.name, v->id, why, x->reason, reason_name(x->reason), x->qual);
+	       v->vm->name, v->id, why, x->reason, reason_name(x->reason), x->qual);
 	vmcs_dump();
 	vmx_vm_ops.stop(v, VM_STOP_VMX_FAILED, why);
 	return EXIT_STOPPED;
 }
 
-enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_unhandled(struct vmx_vcpu *v, struct exit_info *x)
 {
 	return exit_fail(v, x, "unhandled VM exit");
 }
@@ -59,7 +57,7 @@ enum exit_action exit_unhandled(struct vcpu *v, struct exit_info *x)
  * did. During event delivery (a task gate in the IDT, SDM §28.2.4) the
  * IDT-vectoring information names the event; nothing is re-injected, since
  * the VM does not run again. */
-enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_task_switch(struct vmx_vcpu *v, struct exit_info *x)
 {
 	static const char *const src[4] = { "CALL", "IRET", "JMP", "a task gate in the IDT" };
 	uint32_t vect = vmcs_read32(VMCS_IDT_VECT_INFO);
@@ -69,13 +67,13 @@ enum exit_action exit_task_switch(struct vcpu *v, struct exit_info *x)
 		fmt_snprintf(ev, sizeof(ev), " while delivering vector %u (type %u)", vect & 0xff,
 			     (vect >> 8) & 7);
 	pr_err("%s: vcpu%u: task switch by %s to TSS selector %#lx at rip %#lx%s\n",
-	       v->vm->p.name, v->id, src[(x->qual >> 30) & 3], x->qual & 0xffff,
+	       v->vm->name, v->id, src[(x->qual >> 30) & 3], x->qual & 0xffff,
 	       vmcs_readnat(VMCS_GUEST_RIP), ev);
 	return exit_fail(v, x, vect & BIT(31) ? "task switch during event delivery (not emulated)"
 					      : "task switch (not emulated)");
 }
 
-enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_nothing(struct vmx_vcpu *v, struct exit_info *x)
 {
 	/* External interrupts, windows and the preemption timer: the run loop
 	 * already does what they ask (host IRQs, injection, timers). */
@@ -85,14 +83,14 @@ enum exit_action exit_nothing(struct vcpu *v, struct exit_info *x)
 /* NMI-window exit (SDM §26.7.6): the guest can take an NMI now. Turn the
  * window off; the next entry injects the latched NMI, or asks again if it
  * still cannot (vm/vcpu.c inject_nmi). */
-enum exit_action exit_nmi_window(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_nmi_window(struct vmx_vcpu *v, struct exit_info *x)
 {
 	v->nmi_window = false;
 	vmcs_write32(VMCS_PROC_CTLS, vmcs_read32(VMCS_PROC_CTLS) & ~PROC_NMI_WINDOW);
 	return EXIT_RESUME;
 }
 
-enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_hlt(struct vmx_vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
 	if (unlikely(v->vid_window))   /* the VID gate holds a vector: vm/vcpu_exit.c */
@@ -108,34 +106,34 @@ enum exit_action exit_hlt(struct vcpu *v, struct exit_info *x)
 /* Interrupt-window exit (SDM §26.7.5): the guest has IF = 1 and no STI or
  * MOV-SS blocking. The run loop injects what waited for it; a vector the
  * VID gate held back is released without the loop (vm/vcpu_exit.c). */
-enum exit_action exit_intr_window(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_intr_window(struct vmx_vcpu *v, struct exit_info *x)
 {
 	if (unlikely(v->vid_window))
 		return vmx_vm_ops.vid_gate_reenter(v, EXIT_REASON_INTERRUPT_WINDOW, EXIT_RESUME);
 	return EXIT_RESUME;
 }
 
-enum exit_action exit_pause(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_pause(struct vmx_vcpu *v, struct exit_info *x)
 {
 	/* PAUSE-loop exit (§25.6.13): the guest spins; let others run. */
 	v->ple_exits++;
 	return EXIT_YIELD;
 }
 
-enum exit_action exit_triple_fault(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_triple_fault(struct vmx_vcpu *v, struct exit_info *x)
 {
-	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->p.name, v->id,
+	pr_err("%s: vcpu%u: triple fault at rip %#lx\n", v->vm->name, v->id,
 	       vmcs_readnat(VMCS_GUEST_RIP));
 	vmx_vm_ops.stop(v, VM_STOP_TRIPLE_FAULT, "triple-fault");
 	return EXIT_STOPPED;
 }
 
-enum exit_action exit_invalid_state(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_invalid_state(struct vmx_vcpu *v, struct exit_info *x)
 {
 	return exit_fail(v, x, "VM entry failed: invalid guest state");
 }
 
-enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_xsetbv(struct vmx_vcpu *v, struct exit_info *x)
 {
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
 
@@ -147,7 +145,7 @@ enum exit_action exit_xsetbv(struct vcpu *v, struct exit_info *x)
 	return EXIT_RESUME;
 }
 
-enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_inject_ud(struct vmx_vcpu *v, struct exit_info *x)
 {
 	/* VMX instructions, MONITOR/MWAIT, ...: the guest sees no such feature. */
 	vcpu_queue_exception(v, X86_EXC_UD, false, 0);
@@ -158,26 +156,9 @@ enum exit_action exit_inject_ud(struct vcpu *v, struct exit_info *x)
  * RAM is ordinary write-back memory, so there is nothing to write back for
  * it; INVD must not really discard caches that hold the hypervisor's and
  * other VMs' dirty lines, so it is done as WBINVD (as KVM does). */
-enum exit_action exit_wbinvd(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_wbinvd(struct vmx_vcpu *v, struct exit_info *x)
 {
 	exit_skip_insn(x);
-	return EXIT_RESUME;
-}
-
-enum exit_action exit_eoi_induced(struct vcpu *v, struct exit_info *x)
-{
-	vintc_eoi_exit(&v->vm->devs.intc, v->id, (uint8_t)x->qual);
-	return EXIT_RESUME;
-}
-
-/* APIC-write exit (SDM §30.4.3.3): the CPU stored the value in the
- * virtual-APIC page; the vLAPIC performs the side effects (ICR, LVT, ...).
- * A level-triggered IPI or LVT may change the EOI-exit bitmap. */
-enum exit_action exit_apic_write(struct vcpu *v, struct exit_info *x)
-{
-	apicv_config_changed(v);
-	if (vintc_apic_write_exit(&v->vm->devs.intc, v->id, (unsigned)(x->qual & 0xfff)))
-		vcpu_queue_exception(v, X86_EXC_GP, true, 0);
 	return EXIT_RESUME;
 }
 

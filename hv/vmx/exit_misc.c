@@ -1,4 +1,4 @@
-/* CPUID, MSR, control-register and VMCALL exits. */
+/* CPUID, MSR and control-register exits. */
 #include "vmx/exit.h"
 #include "vmx/entry.h"
 #include "vmx/vmcs.h"
@@ -6,15 +6,14 @@
 #include "vmx/cr_check.h"
 #include "vmx/pat.h"
 #include "vmx/caps.h"
-#include "vm/vm.h"
+#include "vmx/vcpu.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "vmx/kvm_pv.h"
-#include "hypercall.h"
 #include "log.h"
 #include "arch/x86/exc.h"
 
-static void exit_cpuid_set(struct vcpu *v, const struct cpuid_regs *r)
+static void exit_cpuid_set(struct vmx_vcpu *v, const struct cpuid_regs *r)
 {
 	v->regs.rax = r->eax;
 	v->regs.rbx = r->ebx;
@@ -25,7 +24,7 @@ static void exit_cpuid_set(struct vcpu *v, const struct cpuid_regs *r)
 /* Not a cached basic leaf: another cached leaf, or the host's answer (CPUID
  * is not privileged; the guest's XCR0 is loaded, so leaf 0xD sizes are the
  * guest's) through the VM's filter, kept if the leaf is cacheable. */
-static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vcpu *v,
+static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vmx_vcpu *v,
 								  struct exit_info *x)
 {
 	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
@@ -53,7 +52,7 @@ static __attribute__((noinline)) enum exit_action exit_cpuid_miss(struct vcpu *v
 }
 
 /* Hot path: a cached basic leaf needs no host CPUID and no filtering. */
-enum exit_action exit_cpuid(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_cpuid(struct vmx_vcpu *v, struct exit_info *x)
 {
 	const struct cpuid_regs *c = cpuid_cache_find_basic(&v->vm->cpuid_cache,
 							     (uint32_t)v->regs.rax);
@@ -96,11 +95,10 @@ static int efer_write(uint64_t val)
 	return 0;
 }
 
-static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t msr, bool write,
+static int msr_emulate(struct vmx_vcpu *v, const struct msr_decision *d, uint32_t msr, bool write,
 		       uint64_t *val)
 {
-	struct vintc *ic = &v->vm->devs.intc;
-	int r = 0;
+	int r;
 
 	switch (d->handler) {
 	case MSR_H_CONST:
@@ -110,9 +108,11 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 	case MSR_H_APIC_BASE:
 	case MSR_H_X2APIC:
 	case MSR_H_TSC_DEADLINE:
-		spin_lock(&v->vm->lock);
-		r = write ? vintc_msr_write(ic, v->id, msr, *val) : vintc_msr_read(ic, v->id, msr, val);
-		spin_unlock(&v->vm->lock);
+		/* The vLAPIC (hv/dev) under the VM's device lock (vmx/vcpu.h). */
+		spin_lock(v->vm->lock);
+		r = write ? vintc_msr_write(v->vm->intc, v->id, msr, *val) :
+			    vintc_msr_read(v->vm->intc, v->id, msr, val);
+		spin_unlock(v->vm->lock);
 		return r;
 	case MSR_H_EFER:
 		if (!write) {
@@ -145,7 +145,7 @@ static int msr_emulate(struct vcpu *v, const struct msr_decision *d, uint32_t ms
 	}
 }
 
-static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write)
+static enum exit_action exit_msr(struct vmx_vcpu *v, struct exit_info *x, bool write)
 {
 	uint32_t msr = (uint32_t)v->regs.rcx;
 	uint64_t val = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
@@ -156,7 +156,7 @@ static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write
 		/* Say which MSR the guest was refused (the first few per VM). */
 		if (v->vm->msr_gp_logged < 16) {
 			v->vm->msr_gp_logged++;
-			pr_info("%s: vcpu%u: #GP for %s of MSR %#x (value %#lx)\n", v->vm->p.name,
+			pr_info("%s: vcpu%u: #GP for %s of MSR %#x (value %#lx)\n", v->vm->name,
 				v->id, write ? "WRMSR" : "RDMSR", msr, write ? val : 0);
 		}
 		vcpu_queue_exception(v, X86_EXC_GP, true, 0);   /* #GP(0) */
@@ -170,18 +170,18 @@ static enum exit_action exit_msr(struct vcpu *v, struct exit_info *x, bool write
 	return EXIT_RESUME;
 }
 
-enum exit_action exit_rdmsr(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_rdmsr(struct vmx_vcpu *v, struct exit_info *x)
 {
 	return exit_msr(v, x, false);
 }
 
-enum exit_action exit_wrmsr(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_wrmsr(struct vmx_vcpu *v, struct exit_info *x)
 {
 	return exit_msr(v, x, true);
 }
 
 /* MOV to CR0/CR4, CLTS and LMSW for the bits we own (SDM §28.2.1 Table 28-3). */
-enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
+enum exit_action exit_cr_access(struct vmx_vcpu *v, struct exit_info *x)
 {
 	unsigned cr = x->qual & 15, type = (x->qual >> 4) & 3, gpr = (x->qual >> 8) & 15;
 	uint64_t val = gpr == 4 ? vmcs_readnat(VMCS_GUEST_RSP) : *guest_gpr(&v->regs, gpr);
@@ -218,14 +218,4 @@ enum exit_action exit_cr_access(struct vcpu *v, struct exit_info *x)
 	}
 	exit_skip_insn(x);
 	return EXIT_RESUME;
-}
-
-enum exit_action exit_vmcall(struct vcpu *v, struct exit_info *x)
-{
-	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_AR) >> 5) & 3;
-
-	v->regs.rax = (uint64_t)hcall_dispatch(v, cpl, v->regs.rax, v->regs.rbx, v->regs.rcx,
-					       v->regs.rdx, v->regs.rsi);
-	exit_skip_insn(x);
-	return v->vm->state == VM_RUNNING ? EXIT_RESUME : EXIT_STOPPED;
 }

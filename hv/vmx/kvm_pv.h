@@ -2,12 +2,11 @@
  * the `preempted` flag, PV send-IPI, PV unhalt (kick), PV sched-yield and the
  * PV TLB-flush hint. ABI: Linux Documentation/virt/kvm/x86/msr.rst, cpuid.rst,
  * hypercalls.rst and arch/x86/include/uapi/asm/kvm_para.h (guest side).
- * kvm_pv.c is pure (host-testable); kvm_pv_vcpu.c binds it to struct vcpu. */
+ * kvm_pv.c is pure (host-testable); hv/vm/kvm_pv_vcpu.c binds it to hv/vm's vCPU. */
 #ifndef HV_VMX_KVM_PV_H
 #define HV_VMX_KVM_PV_H
 #include "compiler.h"
 
-struct vcpu;
 struct vintc;
 
 /* MSRs (msr.rst). 0x11/0x12 are the deprecated aliases of 0x4b564d00/01. */
@@ -178,31 +177,6 @@ int64_t kvm_pv_send_ipi(struct vintc *ic, uint64_t lo, uint64_t hi, uint64_t min
 /* vCPU index whose vLAPIC has this APIC ID (and is enabled), or -1. */
 int kvm_pv_apic_to_vcpu(struct vintc *ic, uint64_t apic_id);
 
-/* ---- vCPU part (kvm_pv_vcpu.c), for the integrator ---- */
-/* The MSR_H_KVM case of msr_emulate(): 0 or -EINVAL (#GP). */
-int kvm_pv_msr(struct vcpu *v, uint32_t msr, bool write, uint64_t *val);
-/* Schedule-in of v on this pCPU, before it enters the guest: refresh kvmclock,
- * clear `preempted` and latch a requested TLB flush. */
-void kvm_pv_vcpu_sched_in(struct vcpu *v);
-/* The scheduler's total steal (RUNNABLE ns) of v; published to the guest. */
-void kvm_pv_steal_update(struct vcpu *v, uint64_t steal_ns);
-/* true when the scheduler deschedules a running v involuntarily; false clears. */
-void kvm_pv_set_preempted(struct vcpu *v, bool preempted);
-/* True once after the guest asked for a flush of v's TLB while v was preempted. */
-bool kvm_pv_tlb_flush_take(struct vcpu *v);
-/* PV unhalt: a kick is pending (a halted v must wake); cleared on resume. */
-bool kvm_pv_unhalt_pending(struct vcpu *v);
-void kvm_pv_unhalt_clear(struct vcpu *v);
-/* PV EOI around guest execution, without virtual-interrupt delivery (with it
- * the CPU virtualises EOI and the bit is never set, as in KVM): before_entry
- * after the injection decision, after_exit before the exit is dispatched. */
-void kvm_pv_eoi_before_entry(struct vcpu *v, bool vid);
-void kvm_pv_eoi_after_exit_slow(struct vcpu *v);
-static inline void kvm_pv_eoi_after_exit(struct vcpu *v, struct kvm_pv_vcpu *k)
-{
-	if (unlikely(k->pv_eoi_armed))
-		kvm_pv_eoi_after_exit_slow(v);
-}
-/* One summary line of v's PV statistics, if the guest used any PV feature. */
-void kvm_pv_vcpu_print(struct vcpu *v);
+/* The binding to hv/vm's vCPU (kvm_pv_msr, steal time, PV EOI, ...) is
+ * hv/vm/kvm_pv_vcpu.h. */
 #endif

@@ -23,7 +23,7 @@ CMDLINE_BOOL(vpid, opt_vpid, "tag guest TLB entries with a VPID where the CPU ha
 
 static uint16_t next_vpid = 1;
 
-static int setup_controls(struct vcpu *v, const struct vmcs_config *cfg,
+static int setup_controls(struct vmx_vcpu *v, const struct vmcs_config *cfg,
 			  uint32_t *ple_window_set)
 {
 	const struct vmx_caps *c = &vmx_caps;
@@ -114,7 +114,7 @@ void vmx_flush_vpid(void)
 	__asm__ volatile("invvpid %0, %1" : : "m"(desc), "r"(type) : "cc", "memory");
 }
 
-int vmcs_setup(struct vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
+int vmcs_setup(struct vmx_vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
 	       uint32_t *ple_window_set)
 {
 	uint32_t *region = page_alloc_zeroed(1);

@@ -5,7 +5,7 @@
 #include "vmx/ept.h"
 #include "load/loader.h"
 
-struct vcpu;
+struct vmx_vcpu;
 
 /* vnmi=on|off (on): virtual NMIs with NMI-window exiting where the CPU has
  * both (SDM §25.3). Read by vmcs_setup() and the injection code alike. Open:
@@ -26,7 +26,7 @@ struct vmcs_config {
  * as cfg says. *vmcs gets the region as soon as it is allocated (also when
  * a later step fails), *ple_window_set the PLE window written (0: no PLE).
  * v is only handed on to apicv_vmcs_setup(). */
-int vmcs_setup(struct vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
+int vmcs_setup(struct vmx_vcpu *v, const struct vmcs_config *cfg, paddr_t *vmcs,
 	       uint32_t *ple_window_set);
 /* Rewrite the per-pCPU host-state fields after a vCPU moved here. */
 void vmcs_host_refresh(void);

@@ -57,4 +57,25 @@ static inline int wrmsr_safe(uint32_t msr, uint64_t val)
 			 : "memory");
 	return err;
 }
+/* Does a hypervisor write to *p fault (#PF on a read-only page, SDM vol. 3
+ * §4.6.1 with CR0.WP = 1)? The probe writes back the byte it read, so a
+ * writable *p keeps its value (the caller makes sure nobody else writes
+ * it meanwhile). */
+static inline bool write_faults(volatile uint8_t *p)
+{
+	bool faulted = true;
+	uint8_t b = *p;
+
+	__asm__ volatile("1: movb %[b], %[m]\n\t"
+			 "movb $0, %[f]\n"
+			 "2:\n\t"
+			 ".pushsection hv_extable, \"a\"\n\t"
+			 ".balign 8\n\t"
+			 ".quad 1b, 2b\n\t"
+			 ".popsection"
+			 : [f] "+q"(faulted), [m] "=m"(*p)
+			 : [b] "q"(b)
+			 : "memory");
+	return faulted;
+}
 #endif

@@ -1,17 +1,19 @@
 /* The exit table (SDM vol. 3 App. C "VMX Basic Exit Reasons"): one handler
- * per basic reason. hv/vmx's handlers are in exit.c (CPU-only exits) and
- * exit_misc.c (CPUID, MSRs, CR access, VMCALL); hv/vm adds its routes (port
- * I/O, MMIO, RDPMC) with vmx_exit_route() at init (vm/exit_route.c). Apart
- * from the handlers so that the handler files do not depend on each other
- * both ways (tools/check_layers.py). */
-#include "vmx/exit.h"
+ * per basic reason, indexed by exit_dispatch() (vm/exit_route.h) on every
+ * exit. hv/vmx's handlers are in vmx/exit.c (CPU-only exits) and
+ * vmx/exit_misc.c (CPUID, MSRs, CR access); hv/vm's routes reach devices,
+ * guest memory, hypercalls, the scheduler or VM stop (vm/io.c, vm/mmio.c,
+ * vm/vcpu_pmu.c, vm/vmcall.c, vm/apic_exit.c). hv/vm's because it names
+ * both (hv/vm calls hv/vmx, never the reverse); const, so it sits in the
+ * image's read-only data, write-protected in the host page tables
+ * (memory.c mm_protect_image; the check: vm/exit_route.c). */
+#include "vm/exit_route.h"
 
 /* Every slot holds a handler (no NULL test on the hot path): the range
- * default first, then the real ones override it; hv/vm adds its routes
- * (port I/O, MMIO, RDPMC) with vmx_exit_route() at init. */
+ * default first, then the real ones override it. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
-exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
+const exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[0 ... EXIT_REASON_MAX - 1] = exit_unhandled,
 	[EXIT_REASON_EXTERNAL_INTERRUPT] = exit_nothing,
 	[EXIT_REASON_TRIPLE_FAULT] = exit_triple_fault,
@@ -20,7 +22,6 @@ exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_NMI_WINDOW] = exit_nmi_window,
 	[EXIT_REASON_CPUID] = exit_cpuid,
 	[EXIT_REASON_HLT] = exit_hlt,
-	[EXIT_REASON_VMCALL] = exit_vmcall,
 	[EXIT_REASON_VMCLEAR] = exit_inject_ud,
 	[EXIT_REASON_VMLAUNCH] = exit_inject_ud,
 	[EXIT_REASON_VMPTRLD] = exit_inject_ud,
@@ -40,17 +41,17 @@ exit_handler_fn exit_handlers[EXIT_REASON_MAX] = {
 	[EXIT_REASON_INVALID_GUEST_STATE] = exit_invalid_state,
 	[EXIT_REASON_PAUSE] = exit_pause,
 	[EXIT_REASON_TPR_BELOW_THRESHOLD] = exit_nothing,   /* re-evaluated before entry */
-	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
-	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
 	[EXIT_REASON_PREEMPTION_TIMER] = exit_nothing,
 	[EXIT_REASON_WBINVD] = exit_wbinvd,
 	[EXIT_REASON_INVD] = exit_wbinvd,
 	[EXIT_REASON_XSETBV] = exit_xsetbv,
+	/* hv/vm's routes */
+	[EXIT_REASON_IO] = exit_io,
+	[EXIT_REASON_EPT_VIOLATION] = exit_ept_violation,
+	[EXIT_REASON_APIC_ACCESS] = exit_apic_access,
+	[EXIT_REASON_RDPMC] = exit_rdpmc,   /* RDPMC exits only with a host PMU in use */
+	[EXIT_REASON_VMCALL] = exit_vmcall,
+	[EXIT_REASON_EOI_INDUCED] = exit_eoi_induced,
+	[EXIT_REASON_APIC_WRITE] = exit_apic_write,
 };
 #pragma GCC diagnostic pop
-
-void vmx_exit_route(uint32_t reason, exit_handler_fn fn)
-{
-	if (reason < EXIT_REASON_MAX)
-		exit_handlers[reason] = fn;
-}
