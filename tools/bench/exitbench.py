@@ -7,8 +7,16 @@ Bochs runs with "clock: sync=none" (tools/hvrun_lib/bochs.py): its TSC
 advances one tick per instruction, so the figures are deterministic
 instruction counts ("cycles"); with 2 CPUs the TSC moves in steps of 5.
 
+The guest's vCPUs are pinned (module key pcpus=, default 0,1: vCPU i on
+pCPU i). Unpinned, where vCPU 0 lands is a race at the guest's start that
+the boot's instruction count decides, and Bochs runs its CPUs in a fixed
+order each round, so a cross-CPU figure depends on the direction: IPI one
+way to a running peer 1540 from pCPU 0 to 1, 1570 from 1 to 0 (e934665);
+the apicv=off column moved by up to 130 (docs/architecture.md). The timer
+samples start at pseudo-random phases (guest-shim/bench/exitbench.c).
+
 usage: exitbench.py [--hv build/hv.elf] [--image build/guest/bench/exitbench-64.elf]
-                    [--modes on,off,on-nogate] [--cmdline EXTRA]
+                    [--modes on,off,on-nogate] [--cmdline EXTRA] [--pcpus 0,1|1,0|'']
 """
 import argparse
 import re
@@ -36,12 +44,12 @@ ROWS = [
     ("ipi_held_sti", "IPI held while IF=0: sti; nop -> handler"),
     ("self_ipi", "self IPI (ICR shorthand) -> handler"),
     ("eoi", "EOI write in the handler"),
-    ("eoi_level", "EOI of a level-triggered IOAPIC interrupt"),
+    ("eoi_level", "EOI of a level-triggered IOAPIC interrupt (q1)"),
     ("ipi_rtt_halted_x2apic", "x2APIC: IPI ping-pong, peer in HLT"),
     ("ipi_rtt_running_x2apic", "x2APIC: IPI ping-pong, peer running"),
     ("self_ipi_x2apic", "x2APIC: SELF IPI MSR -> handler"),
     ("eoi_x2apic", "x2APIC: EOI MSR write"),
-    ("eoi_level_x2apic", "x2APIC: EOI of a level-triggered interrupt"),
+    ("eoi_level_x2apic", "x2APIC: EOI of a level-triggered int. (q1)"),
 ]
 KVM_CPUID = 1042     # KVM (nested in the same Bochs), /work/shared notes
 
@@ -53,13 +61,13 @@ def rel(x):
         return x
 
 
-def run(hv, image, cmdline, timeout):
+def run(hv, image, cmdline, timeout, pcpus):
+    vm = "kind=multiboot vcpus=2 mem=32M" + (f" pcpus={pcpus}" if pcpus else "")
     with tempfile.TemporaryDirectory(prefix="exitbench-") as tmp:
         log = Path(tmp) / "serial.log"
         argv = [sys.executable, str(REPO / "tools" / "hvrun"), "--emu", "bochs", "--cpus", "2",
                 "--quiet", "--hv", str(hv), "--serial-log", str(log), "--timeout", str(timeout),
-                "--cmdline", cmdline, "--vm", "kind=multiboot vcpus=2 mem=32M",
-                "--image", str(image)]
+                "--cmdline", cmdline, "--vm", vm, "--image", str(image)]
         p = subprocess.run(argv, capture_output=True, text=True)
         serial = log.read_text(errors="replace") if log.exists() else ""
     figs = {m.group(1): (m.group(2), m.group(3), m.group(4)) for m in BENCH.finditer(serial)}
@@ -84,19 +92,23 @@ def main():
                          "docs/vmx.md)")
     ap.add_argument("--cmdline", default="", help="extra hypervisor options")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--pcpus", default="0,1",
+                    help="the VM's pcpus= (vCPU i on the i-th pCPU); '' leaves it unpinned")
     a = ap.parse_args()
     modes = a.modes.split(",")
     res, bad = {}, 0
     for m in modes:
         cmd = f"{MODE_CMDLINE.get(m, 'apicv=' + m)} {a.cmdline}".strip()
-        argv, figs, ok, out = run(a.hv, a.image, cmd, a.timeout)
+        argv, figs, ok, out = run(a.hv, a.image, cmd, a.timeout, a.pcpus)
         res[m] = (argv, figs)
         if not ok:
             bad += 1
             print(f"exitbench: apicv={m} run failed; last lines:", file=sys.stderr)
             print("\n".join(out.splitlines()[-20:]), file=sys.stderr)
     print("Exit costs in Bochs cycles (TSC with clock sync=none: 1 tick per instruction,")
-    print("steps of 5 with 2 CPUs), median of n guest samples, RDTSC pair subtracted.")
+    print("steps of 5 with 2 CPUs), median of n guest samples, RDTSC pair subtracted;")
+    print("(q1): first quartile (samples at pseudo-random phases, some with host work on top);")
+    print(f"vCPUs pinned: pcpus={a.pcpus}." if a.pcpus else "vCPUs not pinned.")
     hdr = f"{'figure':48s}" + "".join(f"{MODE_LABEL.get(m, 'apicv=' + m):>12s}" for m in modes) + \
         f"{'n':>5s}"
     print(hdr)
