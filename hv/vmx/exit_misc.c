@@ -107,13 +107,20 @@ static int msr_emulate(struct vmx_vcpu *v, const struct msr_decision *d, uint32_
 		return 0;
 	case MSR_H_APIC_BASE:
 	case MSR_H_X2APIC:
-	case MSR_H_TSC_DEADLINE:
-		/* The vLAPIC (hv/dev) under the VM's device lock (vmx/vcpu.h). */
-		spin_lock(v->vm->lock);
-		r = write ? vintc_msr_write(v->vm->intc, v->id, msr, *val) :
-			    vintc_msr_read(v->vm->intc, v->id, msr, val);
-		spin_unlock(v->vm->lock);
+	case MSR_H_TSC_DEADLINE: {
+		/* The vLAPIC (hv/dev) under the VM's device lock (vmx/vcpu.h).
+		 * Both pointers are read once, before the lock: the lock's
+		 * memory clobber would otherwise reload them through v->vm
+		 * (two loads each where the embedded objects cost none). */
+		spinlock_t *lock = v->vm->lock;
+		struct vintc *intc = v->vm->intc;
+		unsigned id = v->id;
+
+		spin_lock(lock);
+		r = write ? vintc_msr_write(intc, id, msr, *val) : vintc_msr_read(intc, id, msr, val);
+		spin_unlock(lock);
 		return r;
+	}
 	case MSR_H_EFER:
 		if (!write) {
 			*val = vmcs_read64(VMCS_GUEST_EFER);
