@@ -1,4 +1,5 @@
-/* Ending a run: the HVRUN-EXIT line the runner reads, then the exit= mechanism. */
+/* Ending a run (hv_exit; a VM exit is hv/vmx/exit.c's): the HVRUN-EXIT line
+ * the runner reads, then the exit= mechanism. */
 #include "hv.h"
 #include "cmdline.h"
 #include "console.h"
