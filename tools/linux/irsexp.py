@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from vprof_lib import frames  # noqa: E402
+from vprof_lib import fmt, frames  # noqa: E402
 
 BASE = ("console=ttyS0,115200 no_timer_check tsc=reliable lpj=10000000 idle=halt "
         "panic=-1 quiet")
@@ -141,6 +141,21 @@ def run_one(a, arm, inter, delay_s, log):
 EV = ("PREEMPT", "WAKE", "YIELD", "BLOCK", "SA_UPCALL", "SA_ACK", "SA_TIMEOUT", "MIGRATE")
 
 
+def overlap_ms(d):
+    """From a dump's state records: guest ms in which exactly n of the VM's
+    vCPUs ran at once, n = 0..nvcpus. A spinning barrier advances only while
+    every thread runs, so n = nvcpus is its useful time; beside hogs on every
+    pCPU that is the lockstep of par's slices with the hogs' (issue 14)."""
+    run, last, acc = set(), d.t0, [0] * (d.nvcpus + 1)
+    for r in frames.order_records([r for r in d.records if r[4] == fmt.REC_STATE]):
+        t = min(max(r[0], d.t0), d.t1)
+        acc[min(len(run), d.nvcpus)] += t - last
+        last = t
+        (run.add if r[5] == fmt.RUNNING else run.discard)(r[3])
+    acc[min(len(run), d.nvcpus)] += d.t1 - last
+    return [x / 1e6 for x in acc]
+
+
 def phase_profiles(log):
     """The par VM's (vm 0) vProfile dumps in order, one per barrier (--vprof):
     [{"window_ms": ms, vcpu: {state ms and event counts}}]."""
@@ -149,7 +164,7 @@ def phase_profiles(log):
     for d in dumps:
         if d.vm != 0:
             continue
-        p = {"window_ms": d.window_ns / 1e6}
+        p = {"window_ms": d.window_ns / 1e6, "together_ms": overlap_ms(d), "lost": d.lost}
         for i, v in d.vcpus.items():
             row = {st: v.state_ns[k] / 1e6
                    for k, st in enumerate(("running", "runnable", "blocked", "offline"))}
@@ -251,7 +266,9 @@ def main():
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
                 for m, vp in o.get("vprof", {}).items():
                     print(f"exp-irs:   vProfile of par over the {m} barrier "
-                          f"({vp['window_ms']:.1f} ms window):")
+                          f"({vp['window_ms']:.1f} ms window, {vp['lost']} records lost); "
+                          "ms with 0..4 of its vCPUs running at once: "
+                          + " / ".join(f"{x:.1f}" for x in vp["together_ms"]))
                     for i in sorted(k for k in vp if isinstance(k, int)):
                         r = vp[i]
                         print(f"exp-irs:     vcpu{i} running {r['running']:.1f} runnable "
