@@ -120,6 +120,11 @@ def run_one(a, arm, inter, delay_s, log):
     last_par = text.rfind("[par] RESULT bartest")
     hog_end = text.find("[hog] RESULT")
     out["hog_short"] = last_par >= 0 and 0 <= hog_end < last_par
+    # The hypervisor's whole-boot SA counts per par vCPU (its summary):
+    # timed-out upcalls, e.g. vCPU 0 writing the console with interrupts off
+    # between the barriers (docs/sched.md "Upcalls that time out").
+    out["timeouts"] = [int(m.group(2)) for m in re.finditer(
+        r"summary:\s+par vcpu(\d+) pv sa_upcall \d+ .*? timeout (\d+)", text)]
     snaps = [parse_irs(seg) for seg in text.split("[par] HVLINUX RUN cat /proc/irs")[1:]]
     out["irs"] = snaps[-1] if snaps else {}
     # Counters of each barrier's phase alone (the snapshot before it to the
@@ -262,6 +267,8 @@ def main():
                           f" (upcalls {o['phase'].get(m, {}).get('upcalls')} migrations "
                           f"{o['phase'].get(m, {}).get('migrations')})"
                           if arm.startswith("irs") else "") for m in a.modes)
+                      + (f"; SA timeouts per vCPU over the boot {o['timeouts']}"
+                         if arm.startswith("irs") else "")
                       + (" [hog ended first]" if o.get("hog_short") else "")
                       + f" ({o['wall_s']:.0f} s wall)", flush=True)
                 for m, vp in o.get("vprof", {}).items():
