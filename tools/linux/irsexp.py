@@ -19,6 +19,9 @@ One guest kernel, three arms:
            not in the default --arms)
   irsnopb  as irs with irs_pullback=0: the moved task is not taken back when
            the ack returns (patch 0106; not in the default --arms)
+  irsrel   as irs with irs_margin_rel=1: a busy target's steal must be below
+           the source's by the margin (patch 0104's rule; 0107 compares the
+           target's own steal with it; not in the default --arms)
 The par VM sleeps --delay-s before bartest so that the hog VM, which boots
 beside it, already spins when the measured phases start; the hog runs
 --hog-ms, long enough to cover both phases.
@@ -60,7 +63,10 @@ ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
         # the 0104 margin, so no spinner is stacked on a busy vCPU
         "irsidle": ("kvm=on sa=on", "irs_margin=100"),
         # no pull-back after the ack (patch 0106): the balancer alone
-        "irsnopb": ("kvm=on sa=on", "irs_pullback=0")}
+        "irsnopb": ("kvm=on sa=on", "irs_pullback=0"),
+        # patch 0104's busy-target margin, relative to the source's steal
+        # (0107 measures the target's own steal by default)
+        "irsrel": ("kvm=on sa=on", "irs_margin_rel=1")}
 # Barrier modes: name -> (bartest sync, iterations option, work option).
 # futex and spin are the fine grain (~0.5 ms of work per iteration, 400
 # iterations): a vCPU blocks or spins long before credit's 30 ms slice ends,
