@@ -24,7 +24,8 @@ One guest kernel, three arms:
            target's own steal with it; not in the default --arms)
 The par VM sleeps --delay-s before bartest so that the hog VM, which boots
 beside it, already spins when the measured phases start; the hog runs
---hog-ms, long enough to cover both phases.
+--hog-ms, long enough to cover all phases (a run whose hog ended first
+fails: the barrier's tail ran without interference).
 Reports each barrier's elapsed time per arm, IRS's gain over both baselines,
 and the IRS guest's /proc/irs (upcalls, migrations, upcall-to-ack latency in
 guest time). Writes a markdown table to OUT/exp-irs.md. --check asserts issue
@@ -77,8 +78,8 @@ ARMS = {"vanilla": ("kvm=off sa=off", "irs=off tsc_early_khz={tsc_khz}"),
 # at --ips 50M), three credit slices, so the thread on the vCPU that shares
 # its pCPU with a hog is preempted at least once in every phase while its
 # siblings finish theirs and go idle. Alg. 1 then has something to act on:
-# the upcall moves the preempted thread to an idle sibling (Alg. 2 lines
-# 8-10). 10 iterations keep a Bochs run at a few guest seconds.
+# the upcall moves the preempted thread to an idle or uncontended sibling
+# (Alg. 2). 10 iterations keep a Bochs run at a few guest seconds.
 MODES = {"futex": ("futex", "futex_iters", "work"),
          "spin": ("spin", "spin_iters", "work"),
          "futex-coarse": ("futex", "coarse_iters", "coarse_work")}
