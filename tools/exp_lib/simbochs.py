@@ -36,8 +36,7 @@ def _covers(row):
         return "yes, from the measured start state"
     if row.startswith("| 2."):
         if "`sched=credit`" in row:
-            return ("no: the credit balances the boot leaves decide the regime (Bochs lies "
-                    "in hvsim's range over the accounting phases)")
+            return "yes, in Bochs's regime (section 1's rule)"
         if any(f"`sched={p}`" in row for p in ("cs", "pcs", "bcs")):
             return "no: the uncoordinated lead-in the boot leaves (section 2)"
         return "yes"
